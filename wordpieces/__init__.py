@@ -1,0 +1,1 @@
+"""wordpieces: WordPiece tokenization and vocabulary learning (public names only)."""
