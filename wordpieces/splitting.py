@@ -1,0 +1,139 @@
+"""Run normalizer, pre-tokenizer and model over a text fast: the pure-Python hot path.
+
+``WordEncoder.encode(text)`` gives the same ids and offsets as running the stages one
+after the other (``pre_tokenizer.split(normalizer.normalize(text))`` then the model on
+each word), but for the BERT pipeline it never builds the normalized text: because every
+BERT rule is a function of one character (``flavors``), each *original* character can be
+given a class (space, isolated, word, or "complex"), the text translated into a string
+of class letters and split by one regex at C speed. Each original word then maps, through
+a bounded cache, straight to its ids and offsets. Texts holding a "complex" character
+(one that expands into several classes, or whose case depends on its neighbours) take
+the general path.
+
+Not handled here: special tokens, pairs, padding (``tokenizer``, ``processors``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .normalizers import BertNormalizer, NormalizedString, Normalizer
+from .pre_tokenizers import ISOLATE, SPACE, WORD, BertPreTokenizer, CharClasses, PreTokenizer
+
+COMPLEX = "c"
+CACHE_SIZE = 200_000
+_WORDS_AND_ISOLATED = re.compile(ISOLATE + "|" + WORD + "+")
+
+Pieces = tuple[tuple[int, int, int], ...]  # (id, start, end), offsets relative to the word
+
+
+class WordEncoder:
+    """Encode text to ids and original-text offsets, with a word cache.
+
+    ``model`` is a ``models.WordPiece`` or ``models.WordLevel``. The normalizer and
+    pre-tokenizer may be ``None`` (no normalization; the whole text is one word).
+    """
+
+    def __init__(self, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None,
+                 model):
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.model = model
+        self._cache: dict[str, Pieces] = {}
+        self._fused = _is_fused_bert(normalizer, pre_tokenizer)
+        if self._fused:
+            self._classes = CharClasses(self._classify_original)
+            self._word_map = CharClasses(self._word_char)
+
+    # ------------------------------------------------------------ public
+
+    def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+        """Return ids, offsets into ``text`` and the index of the word of each token."""
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        word_ids: list[int] = []
+        for index, (start, pieces) in enumerate(self._words(text)):
+            for id_, s, e in pieces:
+                ids.append(id_)
+                offsets.append((start + s, start + e))
+                word_ids.append(index)
+        return ids, offsets, word_ids
+
+    def encode_ids(self, text: str) -> list[int]:
+        """Return only the ids (no offsets are built)."""
+        return [id_ for _, pieces in self._words(text) for id_, _, _ in pieces]
+
+    # ------------------------------------------------------------ words
+
+    def _words(self, text: str):
+        """Yield (start in text, pieces) for each word of ``text``."""
+        if self._fused:
+            classes = text.translate(self._classes)
+            if COMPLEX not in classes:
+                cache = self._cache
+                for m in _WORDS_AND_ISOLATED.finditer(classes):
+                    s, e = m.span()
+                    w = text[s:e]
+                    pieces = cache.get(w) or self._word_pieces(w)
+                    if pieces:
+                        yield s, pieces
+                return
+        yield from self._general_words(text)
+
+    def _word_pieces(self, word: str) -> Pieces:
+        """Normalize one original word, tokenize it, map pieces to original offsets."""
+        normalized = word.translate(self._word_map)
+        if not normalized:
+            pieces: Pieces = ()
+        elif len(normalized) == len(word) and normalized.isascii() and word.isascii():
+            pieces = self.model.pieces(normalized)
+        else:
+            ns = self.normalizer.normalize(word)
+            inner = ns.normalized.strip(" ")
+            shift = ns.normalized.index(inner[0]) if inner else 0
+            pieces = tuple((i, *ns.span(shift + s, shift + e))
+                           for i, s, e in self.model.pieces(inner))
+        if len(self._cache) >= CACHE_SIZE:
+            self._cache.clear()
+        self._cache[word] = pieces
+        return pieces
+
+    def _general_words(self, text: str):
+        ns = (self.normalizer.normalize(text) if self.normalizer
+              else NormalizedString.identity(text))
+        spans = self.pre_tokenizer.split(ns) if self.pre_tokenizer else [(0, len(ns.normalized))]
+        for s, e in spans:
+            if e <= s:
+                continue
+            pieces = self.model.pieces(ns.normalized[s:e])
+            mapped = [(i, *ns.span(s + a, s + b)) for i, a, b in pieces]
+            start = mapped[0][1]
+            yield start, tuple((i, a - start, b - start) for i, a, b in mapped)
+
+    # ------------------------------------------------------------ classes
+
+    def _classify_original(self, ch: str) -> str:
+        """Class of an original character, from what it normalizes to."""
+        norm: BertNormalizer = self.normalizer  # type: ignore[assignment]
+        if norm.lowercase and ch in norm.rules.context_chars:
+            return COMPLEX
+        mapped = norm.mapped(ch)
+        if not mapped:
+            return WORD  # deleted: glues its neighbours into one word, as the references do
+        classes = mapped.translate(self.pre_tokenizer.classes)  # type: ignore[union-attr]
+        if set(classes) == {SPACE}:
+            return SPACE
+        inner = classes.strip(SPACE)
+        if len(inner) == 1 and (inner != classes or inner == ISOLATE):
+            return ISOLATE
+        if set(classes) == {WORD}:
+            return WORD
+        return COMPLEX
+
+    def _word_char(self, ch: str) -> str:
+        return self.normalizer.mapped(ch).strip(" ")  # type: ignore[union-attr]
+
+
+def _is_fused_bert(normalizer, pre_tokenizer) -> bool:
+    return (type(normalizer) is BertNormalizer and type(pre_tokenizer) is BertPreTokenizer
+            and normalizer.flavor == pre_tokenizer.flavor)
