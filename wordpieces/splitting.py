@@ -25,6 +25,7 @@ CACHE_SIZE = 200_000
 _WORDS_AND_ISOLATED = re.compile(ISOLATE + "|" + WORD + "+")
 
 Pieces = tuple[tuple[int, int, int], ...]  # (id, start, end), offsets relative to the word
+Chunk = tuple[list[int], list[tuple[int, int]], list[int], int]  # ids, offsets, word ids, words
 
 
 class WordEncoder:
@@ -44,24 +45,66 @@ class WordEncoder:
         if self._fused:
             self._classes = CharClasses(self._classify_original)
             self._word_map = CharClasses(self._word_char)
+            self._chunks: dict[str, Chunk] = {}
+            self._false_spaces = self._false_space_pattern()
 
     # ------------------------------------------------------------ public
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
         """Return ids, offsets into ``text`` and the index of the word of each token."""
+        if not self._chunkable(text):
+            return _collect(self._words(text))
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
         word_ids: list[int] = []
-        for index, (start, pieces) in enumerate(self._words(text)):
-            for id_, s, e in pieces:
-                ids.append(id_)
-                offsets.append((start + s, start + e))
-                word_ids.append(index)
+        chunks, pos, words = self._chunks, 0, 0
+        for chunk in text.split():
+            pos = text.find(chunk, pos)
+            c_ids, c_offsets, c_words, n_words = chunks.get(chunk) or self._chunk(chunk)
+            end = pos + len(chunk)
+            if n_words == 1 and len(c_ids) == 1 and c_offsets[0] == (0, len(chunk)):
+                ids.append(c_ids[0])  # the common case: a chunk that is one whole token
+                offsets.append((pos, end))
+                word_ids.append(words)
+            else:
+                ids += c_ids
+                offsets += [(pos + s, pos + e) for s, e in c_offsets]
+                word_ids += [words + w for w in c_words]
+            words += n_words
+            pos = end
         return ids, offsets, word_ids
 
     def encode_ids(self, text: str) -> list[int]:
         """Return only the ids (no offsets are built)."""
-        return [id_ for _, pieces in self._words(text) for id_, _, _ in pieces]
+        if not self._chunkable(text):
+            return [id_ for _, pieces in self._words(text) for id_, _, _ in pieces]
+        ids: list[int] = []
+        chunks = self._chunks
+        for chunk in text.split():
+            ids += (chunks.get(chunk) or self._chunk(chunk))[0]
+        return ids
+
+    # ------------------------------------------------------------ chunks
+
+    def _chunkable(self, text: str) -> bool:
+        """Tell whether ``str.split()`` cuts ``text`` only where the pipeline does."""
+        return self._fused and not self._false_spaces.search(text)
+
+    def _chunk(self, chunk: str) -> Chunk:
+        """Encode one whitespace-free chunk (e.g. ``"world!"``) and cache the result."""
+        ids, offsets, word_ids = _collect(self._words(chunk))
+        result = (ids, offsets, word_ids, word_ids[-1] + 1 if word_ids else 0)
+        if len(self._chunks) >= CACHE_SIZE:
+            self._chunks.clear()
+        self._chunks[chunk] = result
+        return result
+
+    def _false_space_pattern(self) -> re.Pattern:
+        # Characters str.split() cuts on but the pipeline does not treat as spaces
+        # (e.g. U+001C, which BERT deletes, gluing its neighbours).
+        false = [ch for ch in map(chr, range(0x110000)) if ch.isspace()
+                 and self._classes[ord(ch)] != SPACE]
+        return re.compile("[" + "".join(re.escape(ch) for ch in false) + "]" if false else "(?!)")
 
     # ------------------------------------------------------------ words
 
@@ -132,6 +175,19 @@ class WordEncoder:
 
     def _word_char(self, ch: str) -> str:
         return self.normalizer.mapped(ch).strip(" ")  # type: ignore[union-attr]
+
+
+def _collect(words) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+    """Flatten (start, pieces) words into ids, absolute offsets and word indices."""
+    ids: list[int] = []
+    offsets: list[tuple[int, int]] = []
+    word_ids: list[int] = []
+    for index, (start, pieces) in enumerate(words):
+        for id_, s, e in pieces:
+            ids.append(id_)
+            offsets.append((start + s, start + e))
+            word_ids.append(index)
+    return ids, offsets, word_ids
 
 
 def _is_fused_bert(normalizer, pre_tokenizer) -> bool:
