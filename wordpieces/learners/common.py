@@ -1,0 +1,57 @@
+"""Accept word counts in every form the learners take, and report progress.
+
+Not handled here: counting text (``counting``) or any learning algorithm.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable, Mapping
+from typing import Protocol
+
+
+class Progress(Protocol):
+    """Receive learning events, e.g. ``progress("merge", done=10, total=3000)``."""
+
+    def __call__(self, event: str, **fields) -> None: ...
+
+
+def ordered_pairs(counts) -> list[tuple[str, int]]:
+    """Return ``counts`` as a list of ``(word, count)`` pairs, validated.
+
+    A mapping (dict, Counter, ``WordCounts``) comes out in canonical order, count
+    descending then word, so that insertion order never changes a result; any other
+    iterable of pairs keeps its order (TF's learner breaks some ties by it).
+    """
+    if isinstance(counts, (str, bytes)):
+        raise TypeError("counts must be a WordCounts, a dict or (word, count) pairs, "
+                        f"not a {type(counts).__name__}")
+    if isinstance(counts, Mapping):
+        pairs = [_checked(i, item) for i, item in enumerate(counts.items())]
+        return sorted(pairs, key=lambda pair: (-pair[1], pair[0]))
+    if not isinstance(counts, Iterable):
+        raise TypeError("counts must be a WordCounts, a dict or (word, count) pairs, "
+                        f"not a {type(counts).__name__}")
+    return [_checked(i, item) for i, item in enumerate(counts)]
+
+
+def _checked(index: int, item) -> tuple[str, int]:
+    """Check one ``(word, count)`` pair, naming its position when it is wrong."""
+    try:
+        word, count = item
+    except (TypeError, ValueError):
+        raise TypeError(f"counts item {index} is {item!r}, not a (word, count) pair") from None
+    if not isinstance(word, str):
+        raise TypeError(f"counts item {index}: word {word!r} is not a str")
+    if not isinstance(count, numbers.Real) or isinstance(count, bool):
+        raise TypeError(f"counts item {index}: count {count!r} of {word!r} is not a number")
+    return word, count
+
+
+def integer_pairs(counts) -> list[tuple[str, int]]:
+    """Like ``ordered_pairs`` but requiring integer counts (for exact score arithmetic)."""
+    pairs = ordered_pairs(counts)
+    for word, count in pairs:
+        if not isinstance(count, numbers.Integral):
+            raise TypeError(f"count {count!r} of {word!r} is not an integer")
+    return [(word, int(count)) for word, count in pairs]
