@@ -10,8 +10,10 @@ Three references disagree on edge cases ("flavors", see DESIGN.md §2):
 
 Every rule here is a function of one character, so that the pure-Python pipeline and the
 native extension can build identical lookup tables from it. The few context-dependent
-behaviours (Python's final-sigma rule in ``str.lower``) are flagged by
-``Flavor.context_chars`` and handled by the normalizer's slow path.
+behaviours are flagged by ``Flavor.context_chars`` and handled by the normalizer's slow
+path: Python's final-sigma rule in ``str.lower`` (``bert``), and NFD's reordering of
+combining marks across characters (``huggingface`` when stripping accents,
+``tensorflow`` when lowercasing), which ``Flavor.fix_context`` applies.
 
 Not handled here: applying the rules to text (``normalizers``, ``pre_tokenizers``).
 """
@@ -44,6 +46,67 @@ def in_ranges(cp: int, ranges) -> bool:
 def is_ascii_punctuation(cp: int) -> bool:
     """ASCII 33-47, 58-64, 91-96, 123-126: punctuation for every reference."""
     return 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126
+
+
+def reorder_marks(streams: list[str | None], parts: list[str], ccc, is_mark, finish) -> None:
+    """Reorder combining marks across characters as the references' NFD of the text does.
+
+    ``streams[i]`` is character i's decomposition before marks are dropped (``""`` if
+    it was deleted earlier, ``None`` if it became a space or a spaced-out CJK character:
+    a boundary); ``parts[i]`` is what it became on its own. Characters whose content
+    changed get their part rebuilt: ``finish(c)`` of each character not dropped
+    (``is_mark(cp)``) that now aligns to them.
+    """
+    final, changed = _canonical_order(streams, ccc)
+    rebuilt: dict[int, list[str]] = {i: [] for i in changed if streams[i] is not None}
+    for c, owner in final:
+        if owner in rebuilt and not is_mark(ord(c)):
+            rebuilt[owner].append(finish(c))
+    for i, chars in rebuilt.items():
+        parts[i] = "".join(chars)
+
+
+def _canonical_order(streams: list[str | None], ccc) -> tuple[list[tuple[str, int]], set[int]]:
+    """Return every decomposed character in NFD order with the character it aligns to.
+
+    NFD sorts each run of nonzero-class characters (``ccc(cp)``), ended by any starter,
+    stably by class. Alignment follows HF's NFD: the first character of a decomposition
+    takes the next original character's span, the others the previous one's, and that
+    flag travels with the character when it is sorted, so a kept mark can land on a
+    neighbour whose own marks are dropped. Also returns the characters that changed.
+    """
+    final: list[tuple[str, int]] = []
+    changed: set[int] = set()
+    run: list[tuple[str, bool, int]] = []  # (character, first of its decomposition, owner)
+    last_first = run_prev = -1
+    for i, stream in enumerate(streams):
+        for j, c in enumerate(" " if stream is None else stream):
+            if ccc(ord(c)):
+                if not run:
+                    run_prev = last_first
+                run.append((c, j == 0, i))
+            else:
+                _sort_run(run, run_prev, ccc, final, changed)
+                final.append((c, i))
+            if j == 0:
+                last_first = i
+    _sort_run(run, run_prev, ccc, final, changed)
+    return final, changed
+
+
+def _sort_run(run: list, run_prev: int, ccc, final: list, changed: set[int]) -> None:
+    """Append one run of marks to ``final`` in class order, re-aligned; empty ``run``."""
+    ordered = sorted(run, key=lambda item: ccc(ord(item[0])))
+    if ordered == run:
+        final.extend((c, owner) for c, _, owner in run)
+    else:
+        firsts = iter([owner for _, first, owner in run if first])
+        owner = run_prev if run_prev >= 0 else run[0][2]
+        for c, first, old in ordered:
+            owner = next(firsts) if first else owner
+            final.append((c, owner))
+            changed.update((old, owner))
+    run.clear()
 
 
 def strip_marks(text: str, marks: frozenset[int] | None = None) -> str:
@@ -95,6 +158,14 @@ class Flavor:
         """TF folds case first and cleans controls afterwards; the others clean first."""
         return False
 
+    def active_context(self, lowercase: bool, strip_accents: bool) -> frozenset[str]:
+        """The ``context_chars`` that matter with these options (lowercasing, here)."""
+        return self.context_chars if lowercase else frozenset()
+
+    def fix_context(self, text: str, parts: list[str], *, clean_text: bool,
+                    handle_chinese_chars: bool, lowercase: bool) -> None:
+        """Correct ``parts`` (per-character results) where neighbours matter; default: none."""
+
 
 class BertFlavor(Flavor):
     """google-research/bert ``tokenization.py`` on this Python's ``unicodedata``."""
@@ -126,14 +197,18 @@ class BertFlavor(Flavor):
 
 
 class HuggingFaceFlavor(Flavor):
-    """HF ``tokenizers``' BertNormalizer/BertPreTokenizer, on tables probed from it."""
+    """HF ``tokenizers``' BertNormalizer/BertPreTokenizer, on tables probed from it.
+
+    Clean deletes controls, format and private-use characters (not unassigned ones)
+    and turns whitespace into spaces; strip accents is HF's NFD then "drop Mn" on its
+    own (older) tables; lowercase is Rust's per-character ``to_lowercase``.
+    """
 
     def removed(self, ch: str) -> bool:
-        cp = ord(ch)
-        return cp == 0 or cp == 0xFFFD or (ch not in "\t\n\r" and tables.hf_is_control(cp))
+        return tables.hf_is_control(ord(ch))
 
     def to_space(self, ch: str) -> bool:
-        return ch in "\t\n\r" or tables.hf_is_whitespace(ord(ch))
+        return tables.hf_clean_to_space(ord(ch))
 
     def fold(self, ch: str, lowercase: bool, strip_accents: bool) -> str:
         # HF strips accents first, then lowercases (normalizers/bert.rs).
@@ -147,8 +222,26 @@ class HuggingFaceFlavor(Flavor):
         return tables.hf_is_whitespace(ord(ch))
 
     def is_punct(self, ch: str) -> bool:
-        cp = ord(ch)
-        return is_ascii_punctuation(cp) or tables.hf_is_punctuation(cp)
+        return tables.hf_is_punctuation(ord(ch))
+
+    def active_context(self, lowercase: bool, strip_accents: bool) -> frozenset[str]:
+        # Only strip accents decomposes; HF's lowercase is per character.
+        return self.context_chars if strip_accents else frozenset()
+
+    def fix_context(self, text: str, parts: list[str], *, clean_text: bool,
+                    handle_chinese_chars: bool, lowercase: bool) -> None:
+        # HF cleans and spaces out CJK before stripping accents: deleted characters
+        # vanish from NFD's view, spaces and CJK characters end a run of marks.
+        streams: list[str | None] = []
+        for ch in text:
+            if clean_text and self.removed(ch):
+                streams.append("")
+            elif (clean_text and self.to_space(ch)) or (handle_chinese_chars and self.is_cjk(ch)):
+                streams.append(None)
+            else:
+                streams.append(tables.hf_decompose(ch))
+        finish = tables.hf_lowercase if lowercase else str
+        reorder_marks(streams, parts, tables.hf_ccc, tables.hf_is_mark_nonspacing, finish)
 
 
 class TensorFlowFlavor(Flavor):
@@ -167,14 +260,25 @@ class TensorFlowFlavor(Flavor):
 
     def is_space(self, ch: str) -> bool:
         # RE2's \s is ASCII only.
-        return ch in " \t\n\f\r"
+        return tables.tf_is_whitespace(ord(ch))
 
     def is_punct(self, ch: str) -> bool:
-        cp = ord(ch)
-        return is_ascii_punctuation(cp) or tables.tf_is_punctuation(cp)
+        return tables.tf_is_punctuation(ord(ch))
 
     def cleans_after_fold(self) -> bool:
         return True
+
+    def fix_context(self, text: str, parts: list[str], *, clean_text: bool,
+                    handle_chinese_chars: bool, lowercase: bool) -> None:
+        # TF folds and decomposes the whole text before it replaces controls; the
+        # rebuilt parts get that replacement (and CJK spacing) as in the normalizer.
+        def finish(c: str) -> str:
+            if clean_text and self.to_space(c):
+                return " "
+            return f" {c} " if handle_chinese_chars and self.is_cjk(c) else c
+
+        streams: list[str | None] = [tables.tf_decompose(ch) for ch in text]
+        reorder_marks(streams, parts, tables.tf_ccc, tables.tf_is_mark_nonspacing, finish)
 
 
 @cache
@@ -186,7 +290,9 @@ def get_flavor(name: str) -> Flavor:
         return BertFlavor("bert", BERT_CJK_RANGES, max_input_chars_per_word=200,
                           context_chars=frozenset("\u03a3"))
     if name == "huggingface":
-        return HuggingFaceFlavor("huggingface", HF_CJK_RANGES)
+        return HuggingFaceFlavor("huggingface", HF_CJK_RANGES,
+                                 context_chars=tables.hf_context_chars())
     if name == "tensorflow":
-        return TensorFlowFlavor("tensorflow", BERT_CJK_RANGES, max_input_bytes_per_word=100)
+        return TensorFlowFlavor("tensorflow", BERT_CJK_RANGES, max_input_bytes_per_word=100,
+                                context_chars=tables.tf_context_chars())
     raise ValueError(f"unknown flavor {name!r}: expected one of {', '.join(FLAVORS)}")

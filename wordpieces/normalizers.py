@@ -121,6 +121,8 @@ class BertNormalizer(CharMapNormalizer):
         self.flavor = flavor
         self.rules = get_flavor(flavor)
         self._strip = lowercase if strip_accents is None else strip_accents
+        # Characters whose result depends on their neighbours with these options.
+        self.context_chars = self.rules.active_context(lowercase, self._strip)
 
     def map_char(self, ch: str) -> str:
         """Return what one character becomes (may be empty or several characters)."""
@@ -152,8 +154,12 @@ class BertNormalizer(CharMapNormalizer):
 
     def normalize_string(self, ns: NormalizedString) -> NormalizedString:
         parts = [self.mapped(c) for c in ns.normalized]
-        if self.lowercase and self.rules.context_chars:
-            self._apply_final_sigma(ns.normalized, parts)
+        if self.context_chars and not self.context_chars.isdisjoint(ns.normalized):
+            if "\u03a3" in self.context_chars:
+                self._apply_final_sigma(ns.normalized, parts)
+            self.rules.fix_context(ns.normalized, parts, clean_text=self.clean_text,
+                                   handle_chinese_chars=self.handle_chinese_chars,
+                                   lowercase=self.lowercase)
         return ns.transform(parts)
 
     def _apply_final_sigma(self, text: str, parts: list[str]) -> None:

@@ -158,7 +158,7 @@ class WordEncoder:
     def _classify_original(self, ch: str) -> str:
         """Class of an original character, from what it normalizes to."""
         norm: BertNormalizer = self.normalizer  # type: ignore[assignment]
-        if norm.lowercase and ch in norm.rules.context_chars:
+        if ch in norm.context_chars:
             return COMPLEX
         mapped = norm.mapped(ch)
         if not mapped:
@@ -167,7 +167,9 @@ class WordEncoder:
         if set(classes) == {SPACE}:
             return SPACE
         inner = classes.strip(SPACE)
-        if len(inner) == 1 and (inner != classes or inner == ISOLATE):
+        # A lone word character is cut off only if spaced on both sides (a CJK char);
+        # " x" (TF folds U+037A to " ι") starts a word that goes on.
+        if len(inner) == 1 and (inner == ISOLATE or classes[0] == classes[-1] == SPACE):
             return ISOLATE
         if set(classes) == {WORD}:
             return WORD
@@ -193,3 +195,51 @@ def _collect(words) -> tuple[list[int], list[tuple[int, int]], list[int]]:
 def _is_fused_bert(normalizer, pre_tokenizer) -> bool:
     return (type(normalizer) is BertNormalizer and type(pre_tokenizer) is BertPreTokenizer
             and normalizer.flavor == pre_tokenizer.flavor)
+
+
+# ---------------------------------------------------------------- words only (counting)
+
+_SEP, _MARK = "\x00", "\ufffe"  # word boundary; "this text needs the general path"
+
+
+def word_splitter(normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None):
+    """Return ``words(text) -> list[str]``, the normalized words of a text, fast.
+
+    Gives exactly ``[w for w, _ in pre_tokenizer.pre_tokenize(normalizer.normalize(text))]``
+    (what vocabulary counting needs: no offsets, no model). For the BERT pipeline one
+    ``str.translate`` writes each character's normalized form with a separator at word
+    boundaries and one ``split`` cuts the words; a text holding a character that this
+    table cannot express (see ``WordEncoder``'s "complex" class) takes the general path.
+    """
+    def general(text: str) -> list[str]:
+        ns = normalizer.normalize(text) if normalizer else NormalizedString.identity(text)
+        spans = pre_tokenizer.split(ns) if pre_tokenizer else [(0, len(ns.normalized))]
+        return [ns.normalized[s:e] for s, e in spans if e > s]
+
+    if not _is_fused_bert(normalizer, pre_tokenizer):
+        return general
+    classes = WordEncoder(normalizer, pre_tokenizer, None)._classes
+    table = CharClasses(lambda ch: _word_form(classes[ord(ch)], normalizer.mapped(ch)))
+    newline_splits = table[ord("\n")] == _SEP
+
+    def words(text: str) -> list[str]:
+        out = text.translate(table)
+        if _MARK not in out:
+            return [w for w in out.split(_SEP) if w]
+        if newline_splits and "\n" in text:  # keep the slow path to the lines that need it
+            return [w for line in text.split("\n") for w in words(line)]
+        return general(text)
+
+    return words
+
+
+def _word_form(cls: str, mapped: str) -> str:
+    """What one original character writes in ``word_splitter``'s translated text."""
+    inner = mapped.strip(" ")
+    if cls == COMPLEX or _SEP in mapped or _MARK in mapped:
+        return _MARK
+    if cls == SPACE:
+        return _SEP
+    if cls == ISOLATE and mapped in (inner, " " + inner + " "):
+        return _SEP + inner + _SEP
+    return mapped if cls == WORD else _MARK
