@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wordpieces.models import WordPiece
 from wordpieces.normalizers import BertNormalizer
@@ -96,3 +98,55 @@ def test_word_limit_is_200_chars():
     unk = encoder.model.unk_id
     assert unk not in encoder.encode_ids("a" * 200)
     assert encoder.encode_ids("a" * 201) == [unk]
+
+
+# ---------------------------------------------------------------- the literal algorithm
+# BasicTokenizer as tokenization.py states it (notes/reference-behaviour.md §4), step by
+# step on whole strings: the yardstick for text the goldens do not cover.
+
+
+def _literal_bert_words(text: str, lowercase: bool) -> list[str]:
+    import unicodedata as u
+
+    def control(c):
+        return c not in "\t\n\r" and u.category(c) in ("Cc", "Cf")
+
+    def space(c):
+        return c in " \t\n\r" or u.category(c) == "Zs"
+
+    def punct(c):
+        cp = ord(c)
+        return 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126 \
+            or u.category(c).startswith("P")
+
+    from wordpieces.flavors import BERT_CJK_RANGES, in_ranges
+
+    cleaned = "".join(" " if space(c) else c for c in text
+                      if ord(c) not in (0, 0xFFFD) and not control(c))
+    spaced = "".join(f" {c} " if in_ranges(ord(c), BERT_CJK_RANGES) else c for c in cleaned)
+    words = []
+    for token in spaced.split():
+        if lowercase:
+            token = token.lower()
+            token = "".join(c for c in u.normalize("NFD", token) if u.category(c) != "Mn")
+        current = ""
+        for c in token:
+            if punct(c):
+                words += [current, c] if current else [c]
+                current = ""
+            else:
+                current += c
+        if current:
+            words.append(current)
+    return " ".join(words).split()
+
+
+TRICKY = "aAΣσ \t\x00\x1c\u00a0\u2028\u200b\u0301\U0001D165\U0001D16D\u0344.,中ﬁİ"
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(st.characters(codec=None)) | st.text(alphabet=TRICKY, max_size=30),
+       lowercase=st.booleans())
+def test_words_equal_the_literal_algorithm(text, lowercase):
+    """On any text, the words equal tokenization.py's BasicTokenizer spelled out literally."""
+    assert tokens(text, lowercase=lowercase) == _literal_bert_words(text, lowercase)

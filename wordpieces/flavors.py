@@ -195,6 +195,38 @@ class BertFlavor(Flavor):
     def is_punct(self, ch: str) -> bool:
         return is_ascii_punctuation(ord(ch)) or unicodedata.category(ch).startswith("P")
 
+    def active_context(self, lowercase: bool, strip_accents: bool) -> frozenset[str]:
+        # Final sigma needs lowercasing; mark reordering needs NFD (accent stripping).
+        active = frozenset("\u03a3") if lowercase else frozenset()
+        return active | (_bert_kept_mark_chars() if strip_accents else frozenset())
+
+    def fix_context(self, text: str, parts: list[str], *, clean_text: bool,
+                    handle_chinese_chars: bool, lowercase: bool) -> None:
+        # BERT runs NFD over the whole lowercased token, so canonical reordering can
+        # move a kept mark (a spacing mark with a combining class) across characters.
+        if _bert_kept_mark_chars().isdisjoint(text):
+            return
+        streams: list[str | None] = []
+        for ch in text:
+            if clean_text and self.removed(ch):
+                streams.append("")
+            elif (clean_text and self.to_space(ch)) or (handle_chinese_chars and self.is_cjk(ch)):
+                streams.append(None)
+            else:
+                streams.append(unicodedata.normalize("NFD", ch.lower() if lowercase else ch))
+        reorder_marks(streams, parts, lambda cp: unicodedata.combining(chr(cp)),
+                      lambda cp: unicodedata.category(chr(cp)) == "Mn", str)
+
+
+@cache
+def _bert_kept_mark_chars() -> frozenset[str]:
+    """Characters whose NFD holds a mark that has a combining class but is not Mn."""
+    return frozenset(
+        ch for ch in map(chr, range(0x110000))
+        if unicodedata.decomposition(ch) or unicodedata.combining(ch)
+        if any(unicodedata.combining(d) and unicodedata.category(d) != "Mn"
+               for d in unicodedata.normalize("NFD", ch)))
+
 
 class HuggingFaceFlavor(Flavor):
     """HF ``tokenizers``' BertNormalizer/BertPreTokenizer, on tables probed from it.
