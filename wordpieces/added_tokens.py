@@ -1,0 +1,133 @@
+"""Find literal added tokens (``[CLS]``, ``[MASK]`` …) in text, as HF's AddedVocabulary does.
+
+Hugging Face ``tokenizers`` keeps the text of its added tokens whole: before the
+normalizer runs, the original text is cut at every occurrence of an added token with
+``normalized=False`` (leftmost-longest match), and each remaining segment is normalized,
+then searched for the added tokens with ``normalized=True`` (their content normalized the
+same way). ``lstrip``/``rstrip`` make a match swallow the whitespace beside it;
+``single_word`` refuses matches glued to word characters. This module reproduces that
+matching; ``Tokenizer`` decides when to use it (the ``huggingface`` flavor).
+
+Not handled here: HF's ``encode_special_tokens`` switch (literal special tokens are
+always kept whole here).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+Segment = tuple[int, int, "int | None"]  # (start, end, added token id or None)
+
+_WORD_AT_END = re.compile(r"\w\Z")
+_WORD_AT_START = re.compile(r"\w")
+_SPACES_AT_END = re.compile(r"\s*\Z")
+_SPACES_AT_START = re.compile(r"\s*")
+
+
+@dataclass(frozen=True)
+class AddedToken:
+    """A token matched literally in the text (HF ``AddedToken``; ``id`` None: assign one).
+
+    >>> AddedToken("[MASK]").to_json(103)["special"]
+    True
+    """
+
+    content: str
+    single_word: bool = False
+    lstrip: bool = False
+    rstrip: bool = False
+    normalized: bool = False
+    special: bool = True
+    id: int | None = None
+
+    def to_json(self, id_: int) -> dict:
+        """HF's ``added_tokens`` entry, in HF's key order."""
+        return {"id": id_, "content": self.content, "single_word": self.single_word,
+                "lstrip": self.lstrip, "rstrip": self.rstrip, "normalized": self.normalized,
+                "special": self.special}
+
+
+def _pattern(contents: Iterable[str]) -> re.Pattern | None:
+    """An alternation that finds the leftmost, then longest, of ``contents``."""
+    unique = sorted({c for c in contents if c}, key=lambda c: (-len(c), c))
+    return re.compile("|".join(map(re.escape, unique))) if unique else None
+
+
+class AddedVocabulary:
+    """The added tokens of a tokenizer with their ids, and the matcher that finds them.
+
+    ``tokens`` are ``(AddedToken, id)`` pairs; ``normalize`` (a ``str -> str``) is the
+    tokenizer's normalizer, used on the content of ``normalized=True`` tokens.
+    """
+
+    def __init__(self, tokens: Iterable[tuple[AddedToken, int]],
+                 normalize: Callable[[str], str] | None = None):
+        self.entries: list[tuple[AddedToken, int]] = list(tokens)
+        self.ids: dict[str, int] = {t.content: i for t, i in self.entries}
+        self.tokens: dict[int, str] = {i: t.content for t, i in self.entries}
+        self.special: frozenset[str] = frozenset(t.content for t, _ in self.entries if t.special)
+        self.special_ids: frozenset[int] = frozenset(i for t, i in self.entries if t.special)
+        raw = [(t, i) for t, i in self.entries if not t.normalized]
+        norm = [(t, i) for t, i in self.entries if t.normalized]
+        self._raw = _Matcher({t.content: (t, i) for t, i in raw})
+        normalize = normalize or (lambda s: s)
+        self._norm = _Matcher({normalize(t.content): (t, i) for t, i in norm})
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def has_normalized(self) -> bool:
+        return self._norm.pattern is not None
+
+    def split(self, text: str) -> list[Segment]:
+        """Cut original text at added tokens with ``normalized=False``."""
+        return self._raw.split(text)
+
+    def split_normalized(self, text: str) -> list[Segment]:
+        """Cut normalized text at added tokens with ``normalized=True``."""
+        return self._norm.split(text)
+
+
+class _Matcher:
+    """Leftmost-longest matching of a fixed set of strings, with HF's strip rules."""
+
+    def __init__(self, by_text: dict[str, tuple[AddedToken, int]]):
+        self.by_text = by_text
+        self.pattern = _pattern(by_text)
+
+    def split(self, text: str) -> list[Segment]:
+        if self.pattern is None or not text:
+            return [(0, len(text), None)]
+        segments: list[Segment] = []
+        pos = 0
+        for m in self.pattern.finditer(text):
+            token, id_ = self.by_text[m.group()]
+            span = _stretch(text, m.start(), m.end(), token, pos)
+            if span is None:
+                continue
+            start, stop = span
+            if pos < start:
+                segments.append((pos, start, None))
+            segments.append((start, stop, id_))
+            pos = stop
+        if pos < len(text):
+            segments.append((pos, len(text), None))
+        return segments or [(0, len(text), None)]
+
+
+def _stretch(text: str, start: int, stop: int, token: AddedToken,
+             pos: int) -> tuple[int, int] | None:
+    """Apply ``single_word`` (None: rejected), ``lstrip`` and ``rstrip`` to one match."""
+    if token.single_word:
+        glued_left = start > 0 and _WORD_AT_END.search(text, 0, start) is not None
+        glued_right = stop < len(text) and _WORD_AT_START.match(text, stop) is not None
+        if glued_left or glued_right:
+            return None
+    if token.lstrip:
+        start = max(_SPACES_AT_END.search(text, 0, start).start(), pos)  # type: ignore[union-attr]
+    if token.rstrip:
+        stop = _SPACES_AT_START.match(text, stop).end()  # type: ignore[union-attr]
+    return start, stop

@@ -1,0 +1,169 @@
+"""Encode one input sequence (no special tokens yet): the word encoder plus added tokens.
+
+``SequenceEncoder`` turns texts into per-sequence ``Encoding`` objects (or id lists),
+which ``Tokenizer`` then truncates, wraps in special tokens and pads. Texts go through
+the hot path (``backend.make_word_encoder``: the native extension when built, else
+``splitting.WordEncoder``), in batches so that the native backend can use its threads.
+Only texts that contain a literal added token (``[MASK]`` written in the text, for the
+``huggingface`` flavor) take the slower segment-by-segment path, which reproduces HF's
+AddedVocabulary: raw added tokens are cut out of the original text, the rest is
+normalized, normalized added tokens are cut out of that, and the remainder is split
+into words.
+
+Not handled here: truncation, special tokens, padding (``tokenizer``, ``processors``).
+"""
+
+from __future__ import annotations
+
+from .added_tokens import AddedVocabulary
+from .backend import make_word_encoder
+from .encoding import Encoding
+from .normalizers import NormalizedString
+
+
+class Pieces:
+    """Accumulate the tokens of one text segment by segment, numbering words across them."""
+
+    __slots__ = ("ids", "offsets", "word_ids", "surfaces")
+
+    def __init__(self, ids=None, offsets=None, word_ids=None):
+        self.ids: list[int] = [] if ids is None else ids
+        self.offsets: list[tuple[int, int]] = [] if offsets is None else offsets
+        self.word_ids: list[int] = [] if word_ids is None else word_ids
+        self.surfaces: dict[int, str] = {}  # position -> matched text of an added token
+
+    def add_token(self, id_: int, span: tuple[int, int], surface: str) -> None:
+        """Append one added token as a word of its own."""
+        self.surfaces[len(self.ids)] = surface
+        self.word_ids.append(self.word_ids[-1] + 1 if self.word_ids else 0)
+        self.ids.append(id_)
+        self.offsets.append(span)
+
+    def extend(self, more: Pieces, shift: int) -> None:
+        """Append ``more`` (offsets moved by ``shift``, words numbered after ours)."""
+        first_word = self.word_ids[-1] + 1 if self.word_ids else 0
+        base = len(self.ids)
+        self.surfaces.update((base + k, v) for k, v in more.surfaces.items())
+        self.ids.extend(more.ids)
+        self.offsets.extend([(s + shift, e + shift) for s, e in more.offsets])
+        self.word_ids.extend(w + first_word for w in more.word_ids)
+
+
+def check_text(text) -> str:
+    """Return ``text`` if it is a str, else raise a TypeError naming what it is."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected a str to encode, got {type(text).__name__}: {text!r:.80}")
+    return text
+
+
+class SequenceEncoder:
+    """Encode texts into per-sequence encodings: ids, tokens, offsets, word ids.
+
+    ``match_added`` says whether added tokens written in the text are kept whole (HF's
+    behaviour, the ``huggingface`` flavor). ``id_tokens`` maps every id to its token.
+    """
+
+    def __init__(self, normalizer, pre_tokenizer, model, added: AddedVocabulary, *,
+                 match_added: bool, id_tokens: list[str | None]):
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.model = model
+        self.added = added
+        self.match = match_added and len(added) > 0
+        self.id_tokens = id_tokens
+        self._word_encoder = None
+
+    @property
+    def word_encoder(self):
+        """The hot-path encoder, built on first use (cheap pickles, fast loads)."""
+        encoder = self._word_encoder
+        if encoder is None:
+            encoder = make_word_encoder(self.normalizer, self.pre_tokenizer, self.model)
+            self._word_encoder = encoder
+        return encoder
+
+    # ------------------------------------------------------------ batches
+
+    def encodings(self, texts: list[str], type_ids: list[int],
+                  num_threads: int | None = None) -> list[Encoding]:
+        """One ``Encoding`` per text (type ids as given), without special tokens."""
+        tokens = self.id_tokens.__getitem__
+        out = []
+        for raw, type_id in zip(self._raw(texts, num_threads, offsets=True), type_ids,
+                                strict=True):
+            ids, offsets, word_ids, surfaces = raw
+            names = list(map(tokens, ids))
+            for position, surface in surfaces.items():
+                names[position] = surface  # HF names a matched added token by its text
+            out.append(Encoding.build(ids, names, offsets, word_ids, type_id))
+        return out
+
+    def ids(self, texts: list[str], num_threads: int | None = None) -> list[list[int]]:
+        """The ids of each text, without special tokens (no offsets are built)."""
+        return self._raw(texts, num_threads, offsets=False)
+
+    def _raw(self, texts: list[str], num_threads: int | None, *, offsets: bool) -> list:
+        for text in texts:
+            check_text(text)
+        slow = ({i for i, t in enumerate(texts) if self._has_added(t)} if self.match
+                else set())
+        fast = [t for i, t in enumerate(texts) if i not in slow]
+        encoder = self.word_encoder
+        if offsets:
+            done = iter([(*r, {}) for r in encoder.encode_batch(fast, num_threads)])
+        else:
+            done = iter(encoder.encode_batch_ids(fast, num_threads))
+        out = []
+        for i, text in enumerate(texts):
+            if i not in slow:
+                out.append(next(done))
+                continue
+            acc = self.pieces(text)
+            out.append((acc.ids, acc.offsets, acc.word_ids, acc.surfaces) if offsets
+                       else acc.ids)
+        return out
+
+    def _has_added(self, text: str) -> bool:
+        if self.added.has_normalized:
+            return True
+        segments = self.added.split(text)
+        return len(segments) > 1 or segments[0][2] is not None
+
+    # ------------------------------------------------------------ one text with added tokens
+
+    def pieces(self, text: str) -> Pieces:
+        """Encode ``text`` keeping added tokens whole, as HF's AddedVocabulary does."""
+        acc = Pieces()
+        for start, end, added_id in self.added.split(text):
+            if added_id is not None:
+                acc.add_token(added_id, (start, end), text[start:end])
+            elif self.added.has_normalized:
+                acc.extend(self._normalized_segment(text[start:end]), start)
+            else:
+                acc.extend(Pieces(*self.word_encoder.encode(text[start:end])), start)
+        return acc
+
+    def _normalized_segment(self, text: str) -> Pieces:
+        """Encode text free of raw added tokens, finding the normalized added tokens."""
+        ns = (self.normalizer.normalize(text) if self.normalizer is not None
+              else NormalizedString.identity(text))
+        acc = Pieces()
+        for start, end, added_id in self.added.split_normalized(ns.normalized):
+            if added_id is not None:
+                acc.add_token(added_id, ns.span(start, end), ns.normalized[start:end])
+            else:
+                sub = NormalizedString(text, ns.normalized[start:end], ns.alignments[start:end])
+                acc.extend(self._words_of(sub), 0)
+        return acc
+
+    def _words_of(self, ns: NormalizedString) -> Pieces:
+        """Pre-tokenize and tokenize an already normalized string (the general path)."""
+        spans = (self.pre_tokenizer.split(ns) if self.pre_tokenizer is not None
+                 else [(0, len(ns.normalized))])
+        acc = Pieces()
+        for index, (s, e) in enumerate(sp for sp in spans if sp[1] > sp[0]):
+            for id_, a, b in self.model.pieces(ns.normalized[s:e]):
+                acc.ids.append(id_)
+                acc.offsets.append(ns.span(s + a, s + b))
+                acc.word_ids.append(index)
+        return acc

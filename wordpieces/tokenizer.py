@@ -1,0 +1,558 @@
+"""The user-facing tokenizer: text to model-ready ids and back.
+
+``Tokenizer`` holds one object per pipeline stage (normalizer, pre-tokenizer, model,
+post-processor, decoder; DESIGN.md §2) and offers the calls users know from Hugging Face
+``tokenizers`` (``encode``, ``encode_batch``, padding and truncation, ``decode``),
+``transformers`` (calling the tokenizer) and TensorFlow Text (``tokenize``,
+``detokenize``, ``lookup``). Texts are encoded by ``sequences.SequenceEncoder`` (the
+hot path: the native extension or ``splitting.WordEncoder``, in batches); everything
+after it (truncation, special tokens, padding) reproduces HF's ``Encoding`` semantics
+exactly.
+
+Not handled here: reading and writing files (``serialization``), the transformers-style
+dict (``batch_encoding``), pre-tokenized input (lists of words).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Iterable, Sequence
+
+from . import models
+from .added_tokens import AddedToken, AddedVocabulary
+from .decoders import WordPieceDecoder, detokenize
+from .encoding import Encoding
+from .errors import TokenizeError, VocabError
+from .flavors import FLAVORS, get_flavor
+from .normalizers import BertNormalizer
+from .padding import PaddingParams, TruncationParams, cut_ids, pad_ids, truncation_lengths
+from .pre_tokenizers import BertPreTokenizer
+from .processors import TemplateProcessing, default_pair, parse_template
+from .sequences import SequenceEncoder
+from .vocab import Vocab
+
+# Bracketed upper-case tokens ([PAD], [UNK], [CLS], [SEP], [MASK], [START], [END]) are
+# what BERT-style vocabularies reserve; [unused0]… are deliberately not matched.
+_RESERVED_LOOK = re.compile(r"\[[A-Z][A-Z0-9_]*\]\Z")
+
+def _flavor_of(normalizer, pre_tokenizer) -> str:
+    for stage in (normalizer, pre_tokenizer):
+        flavor = getattr(stage, "flavor", None)
+        if flavor in FLAVORS:
+            return flavor
+    return "huggingface"
+
+
+class Tokenizer:
+    """Tokenize text into ids, offsets and model inputs, and ids back into text.
+
+    >>> tok = Tokenizer.from_vocab(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world",
+    ...                             "!"], flavor="huggingface")
+    >>> enc = tok.encode("Hello world!")
+    >>> enc.tokens, enc.offsets[1]
+    (['[CLS]', 'hello', 'world', '!', '[SEP]'], (0, 5))
+    >>> tok.decode(enc.ids)
+    'hello world!'
+    """
+
+    def __init__(self, model, *, normalizer=None, pre_tokenizer=None, post_processor=None,
+                 decoder=None, added_tokens: Iterable[AddedToken | str] = (),
+                 reserved_tokens: Iterable[str] | None = None, flavor: str | None = None):
+        self._model = model
+        self._normalizer = normalizer
+        self._pre_tokenizer = pre_tokenizer
+        self.post_processor = post_processor
+        self.decoder = decoder
+        self.flavor = flavor or _flavor_of(normalizer, pre_tokenizer)
+        if self.flavor not in FLAVORS:
+            raise ValueError(f"unknown flavor {self.flavor!r}: expected one of "
+                             f"{', '.join(FLAVORS)}")
+        self._added_list: list[AddedToken] = []
+        self._reserved = None if reserved_tokens is None else list(reserved_tokens)
+        self._truncation: TruncationParams | None = None
+        self._padding: PaddingParams | None = None
+        self.vocab_path: str | None = None
+        self._rebuild()
+        self._add(added_tokens, special=True)
+
+    # ------------------------------------------------------------ construction
+
+    @classmethod
+    def from_vocab(cls, vocab, *, lowercase: bool = True, flavor: str = "bert",
+                   strip_accents: bool | None = None, clean_text: bool = True,
+                   handle_chinese_chars: bool = True, unk_token: str = "[UNK]",
+                   continuing_subword_prefix: str = "##",
+                   max_input_chars_per_word: int | None = None,
+                   special_tokens: Iterable[str] | None = None,
+                   reserved_tokens: Iterable[str] | None = None,
+                   template: str | None = "auto", pair_template: str | None = None) -> Tokenizer:
+        """Build a BERT tokenizer from a vocabulary (``vocab.txt`` path, list, dict or Vocab).
+
+        ``flavor`` picks whose edge cases to reproduce (``bert``, ``huggingface``,
+        ``tensorflow``; DESIGN.md §2) and the word length limit when
+        ``max_input_chars_per_word`` is None. ``special_tokens`` default to the vocab's
+        bracketed upper-case tokens (``[PAD]``, ``[CLS]`` …) plus ``unk_token``.
+        ``template="auto"`` gives ``[CLS] $A [SEP]`` when the vocab has those tokens,
+        else ``[START] $A [END]`` when it has those, else no special tokens; pass a
+        template string (HF syntax) or None. ``pair_template=None`` repeats the
+        template's closing tokens after ``$B:1`` with type id 1.
+        """
+        vocab_obj, path = _read_vocab(vocab)
+        rules = get_flavor(flavor)
+        if max_input_chars_per_word is None:  # the flavor's own limit (bytes for TF Text)
+            limit_chars, limit_bytes = (rules.max_input_chars_per_word,
+                                        rules.max_input_bytes_per_word)
+        else:
+            limit_chars, limit_bytes = max_input_chars_per_word, None
+        model = models.WordPiece(vocab_obj, unk_token=unk_token,
+                                 continuing_subword_prefix=continuing_subword_prefix,
+                                 max_input_chars_per_word=limit_chars,
+                                 max_input_bytes_per_word=limit_bytes)
+        normalizer = BertNormalizer(clean_text=clean_text,
+                                    handle_chinese_chars=handle_chinese_chars,
+                                    strip_accents=strip_accents, lowercase=lowercase, flavor=flavor)
+        processor = _default_processor(vocab_obj, template, pair_template)
+        specials = _default_specials(vocab_obj, special_tokens, unk_token, processor)
+        tok = cls(model, normalizer=normalizer, pre_tokenizer=BertPreTokenizer(flavor=flavor),
+                  post_processor=processor, decoder=WordPieceDecoder(continuing_subword_prefix),
+                  added_tokens=specials, flavor=flavor, reserved_tokens=reserved_tokens)
+        tok.vocab_path = path
+        return tok
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> Tokenizer:
+        """Read an HF ``tokenizer.json`` (a ``wordpieces.json`` beside it sets the flavor)."""
+        from .serialization import tokenizer_from_file
+        return tokenizer_from_file(path)
+
+    @classmethod
+    def from_str(cls, json_text: str) -> Tokenizer:
+        """Read an HF ``tokenizer.json`` given as a string (flavor ``huggingface``)."""
+        from .serialization import tokenizer_from_str
+        return tokenizer_from_str(json_text)
+
+    def to_str(self, pretty: bool = False) -> str:
+        """Write this tokenizer as HF ``tokenizer.json`` text."""
+        from .serialization import tokenizer_to_str
+        return tokenizer_to_str(self, pretty=pretty)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Save to directory ``path`` (tokenizer.json, vocab.txt, wordpieces.json), atomically.
+
+        A path ending in ``.json`` writes only that HF ``tokenizer.json`` file.
+        """
+        from .serialization import save_tokenizer
+        save_tokenizer(self, path)
+
+    def __getstate__(self) -> dict:
+        from .serialization import tokenizer_state
+        return tokenizer_state(self)
+
+    def __setstate__(self, state: dict) -> None:
+        from .serialization import tokenizer_from_state
+        self.__dict__.update(tokenizer_from_state(state).__dict__)
+
+    # ------------------------------------------------------------ pipeline stages
+
+    @property
+    def model(self):
+        return self._model
+
+    @model.setter
+    def model(self, value) -> None:
+        self._model = value
+        self._rebuild()
+
+    @property
+    def normalizer(self):
+        return self._normalizer
+
+    @normalizer.setter
+    def normalizer(self, value) -> None:
+        self._normalizer = value
+        self._rebuild()
+
+    @property
+    def pre_tokenizer(self):
+        return self._pre_tokenizer
+
+    @pre_tokenizer.setter
+    def pre_tokenizer(self, value) -> None:
+        self._pre_tokenizer = value
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Rebuild the sequence encoder (and added-token matcher) after a stage changed."""
+        norm = self._normalizer.normalize_str if self._normalizer is not None else None
+        added = AddedVocabulary([(t, t.id) for t in self._added_list], norm)
+        # id -> token as one list (added tokens win, as in HF): the per-token lookup is hot.
+        tokens = list(self._model.vocab.tokens)
+        for token in self._added_list:
+            tokens.extend([None] * (token.id + 1 - len(tokens)))
+            tokens[token.id] = token.content
+        self._seq = SequenceEncoder(self._normalizer, self._pre_tokenizer, self._model, added,
+                                    match_added=self.flavor == "huggingface", id_tokens=tokens)
+
+    def _new_id(self, content: str) -> int:
+        """The model's id of ``content``, else the next id after every id in use (as HF)."""
+        id_ = self._model.token_to_id(content)
+        if id_ is not None:
+            return id_
+        return max([self._model.vocab_size - 1, *(t.id for t in self._added_list)]) + 1
+
+    def _add(self, tokens: Iterable[AddedToken | str], *, special: bool) -> int:
+        known = {t.content for t in self._added_list}
+        added = 0
+        for token in tokens:
+            if isinstance(token, str):
+                token = AddedToken(token, special=special, normalized=not special)
+            if not token.content or token.content in known:
+                continue
+            known.add(token.content)
+            id_ = self._new_id(token.content) if token.id is None else token.id
+            self._added_list.append(dataclasses.replace(token, id=id_))
+            added += id_ >= self._model.vocab_size  # HF counts only new vocabulary entries
+        self._rebuild()
+        return added
+
+    def add_special_tokens(self, tokens: Iterable[AddedToken | str]) -> int:
+        """Add special tokens: kept whole in text (huggingface flavor), skipped by decode.
+
+        Returns how many got a new id, as HF does.
+        """
+        return self._add(tokens, special=True)
+
+    def add_tokens(self, tokens: Iterable[AddedToken | str]) -> int:
+        """Add ordinary tokens matched whole in text (HF ``add_tokens``).
+
+        Returns how many got a new id (tokens already in the vocabulary keep theirs).
+        """
+        return self._add(tokens, special=False)
+
+    @property
+    def added_tokens(self) -> list[AddedToken]:
+        """The added tokens with their ids, in the order they were added."""
+        return list(self._added_list)
+
+    # ------------------------------------------------------------ vocabulary
+
+    def token_to_id(self, token: str) -> int | None:
+        """Id of ``token`` (added tokens first, as HF), or None."""
+        id_ = self._seq.added.ids.get(token)
+        return self._model.token_to_id(token) if id_ is None else id_
+
+    def id_to_token(self, id_: int) -> str | None:
+        """Token of id ``id_``, or None."""
+        tokens = self._seq.id_tokens
+        return tokens[id_] if 0 <= id_ < len(tokens) else None
+
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        vocab = self._model.get_vocab()
+        if with_added_tokens:
+            vocab.update(self._seq.added.ids)
+        return vocab
+
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        if not with_added_tokens:
+            return self._model.vocab_size
+        return len(self.get_vocab(True))
+
+    @property
+    def vocab_size(self) -> int:
+        return self.get_vocab_size()
+
+    @property
+    def special_tokens(self) -> list[str]:
+        """Contents of the special added tokens, in order."""
+        return [t.content for t in self._added_list if t.special]
+
+    @property
+    def reserved_tokens(self) -> list[str]:
+        """Tokens ``detokenize`` drops (all but the unknown token); defaults to the specials."""
+        return list(self.special_tokens if self._reserved is None else self._reserved)
+
+    def get_vocab_path(self) -> str | None:
+        """Where this tokenizer's vocabulary file is (TF Text's exported name)."""
+        return self.vocab_path
+
+    def get_reserved_tokens(self) -> list[str]:
+        """The reserved tokens (TF Text's exported name)."""
+        return self.reserved_tokens
+
+    def lookup(self, ids: Iterable[int]) -> list[str]:
+        """Tokens of ``ids``; an unknown id is an error naming it."""
+        out = []
+        for i in ids:
+            token = self.id_to_token(int(i))
+            if token is None:
+                raise TokenizeError(f"id {i} is not in the vocabulary (size {self.vocab_size})")
+            out.append(token)
+        return out
+
+    # ------------------------------------------------------------ padding / truncation
+
+    def enable_padding(self, *, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
+                       pad_token: str = "[PAD]", length: int | None = None,
+                       pad_to_multiple_of: int | None = None) -> None:
+        """Pad every encoding (to ``length``, or to the longest of the batch)."""
+        self._padding = PaddingParams(direction=direction, pad_id=pad_id,
+                                      pad_type_id=pad_type_id, pad_token=pad_token,
+                                      length=length, pad_to_multiple_of=pad_to_multiple_of)
+
+    def no_padding(self) -> None:
+        self._padding = None
+
+    @property
+    def padding(self) -> dict | None:
+        """The padding settings as HF reports them, or None."""
+        return None if self._padding is None else self._padding.as_dict()
+
+    def enable_truncation(self, max_length: int, *, stride: int = 0,
+                          strategy: str = "longest_first", direction: str = "right") -> None:
+        """Cut encodings to ``max_length`` tokens, special tokens included."""
+        params = TruncationParams(max_length, stride, strategy, direction)
+        room = max_length - self.num_special_tokens_to_add(False)
+        if 0 <= room < stride:  # HF's check; windows need stride < room (checked at encode)
+            raise ValueError(f"tokenizer stride set to {stride}, which is greater than or "
+                             f"equal to its effective max length of {room} (= {max_length} "
+                             f"original max length - {max_length - room} added special tokens)")
+        self._truncation = params
+
+    def no_truncation(self) -> None:
+        self._truncation = None
+
+    @property
+    def truncation(self) -> dict | None:
+        """The truncation settings as HF reports them, or None."""
+        return None if self._truncation is None else self._truncation.as_dict()
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        """How many tokens the post-processor adds to one input (or a pair)."""
+        return 0 if self.post_processor is None else self.post_processor.added_tokens(is_pair)
+
+    # ------------------------------------------------------------ encoding
+
+    def encode(self, text: str, pair: str | None = None, *,
+               add_special_tokens: bool = True) -> Encoding:
+        """Encode one text (or a pair) into an ``Encoding``, truncated and padded as set."""
+        return self._encode_many([(text, pair)], add_special_tokens, self._truncation,
+                                 self._padding, None)[0]
+
+    def encode_batch(self, texts: Iterable[str | tuple[str, str]], *,
+                     add_special_tokens: bool = True,
+                     num_threads: int | None = None) -> list[Encoding]:
+        """Encode many texts or ``(text, pair)`` items; padding spans the whole batch.
+
+        ``num_threads`` (default: all cores) is used by the native backend, which
+        releases the GIL; the pure-Python backend encodes on the calling thread.
+        """
+        return self._encode_many(list(texts), add_special_tokens, self._truncation,
+                                 self._padding, num_threads)
+
+    def encode_ids(self, text: str, pair: str | None = None, *,
+                   add_special_tokens: bool = True) -> list[int]:
+        """Return ``encode(...).ids`` without building offsets or tokens (the fast path)."""
+        return self.encode_batch_ids([(text, pair)], add_special_tokens=add_special_tokens)[0]
+
+    def encode_batch_ids(self, texts: Iterable[str | tuple[str, str]], *,
+                         add_special_tokens: bool = True,
+                         num_threads: int | None = None) -> list[list[int]]:
+        """Return ``[e.ids for e in encode_batch(...)]`` by the fast path."""
+        firsts, pairs = _unzip(list(texts))
+        flat = self._seq.ids(firsts + [p for p in pairs if p is not None],
+                             _threads(num_threads))
+        seconds = iter(flat[len(firsts):])
+        out = [self._finish_ids(a, None if p is None else next(seconds), add_special_tokens)
+               for a, p in zip(flat[:len(firsts)], pairs, strict=True)]
+        params = self._padding
+        if params is not None:
+            target = params.target_length([len(ids) for ids in out])
+            out = [pad_ids(ids, target, params) for ids in out]
+        return out
+
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens of ``text``, without special tokens, truncation or padding."""
+        return self._seq.encodings([text], [0])[0].tokens
+
+    def _encode_many(self, items: list, add_special_tokens: bool,
+                     truncation: TruncationParams | None, padding: PaddingParams | None,
+                     num_threads: int | None) -> list[Encoding]:
+        firsts, pairs = _unzip(items)
+        seconds = [p for p in pairs if p is not None]
+        flat = self._seq.encodings(firsts + seconds, [0] * len(firsts) + [1] * len(seconds),
+                                   _threads(num_threads))
+        rest = iter(flat[len(firsts):])
+        out = [self._finish(enc, None if p is None else next(rest), add_special_tokens,
+                            truncation, padding)
+               for enc, p in zip(flat[:len(firsts)], pairs, strict=True)]
+        if padding is not None and len(out) > 1:
+            target = padding.target_length([len(e) for e in out])
+            for enc in out:
+                _pad(enc, target, padding)
+        return out
+
+    def _finish(self, enc: Encoding, pair: Encoding | None, add_special_tokens: bool,
+                truncation: TruncationParams | None,
+                padding: PaddingParams | None) -> Encoding:
+        """Truncate, add special tokens and pad one input, in HF's order."""
+        if truncation is not None:
+            keep1, keep2 = self._keep(len(enc), None if pair is None else len(pair),
+                                      truncation, add_special_tokens)
+            enc.truncate(keep1, truncation.stride, truncation.direction)
+            if pair is not None:
+                pair.truncate(keep2, truncation.stride, truncation.direction)
+        if self.post_processor is not None:
+            out = self.post_processor.process(enc, pair, add_special_tokens)
+        elif pair is not None:
+            enc.set_sequence_id(0)
+            pair.set_sequence_id(1)
+            out = Encoding.merge([enc, pair], growing_offsets=False)
+        else:
+            out = enc
+        if padding is not None:
+            _pad(out, padding.target_length([len(out)]), padding)
+        return out
+
+    def _finish_ids(self, a: list[int], b: list[int] | None,
+                    add_special_tokens: bool) -> list[int]:
+        """``_finish`` for ids only (the first truncation window, no padding)."""
+        params = self._truncation
+        if params is not None:
+            keep1, keep2 = self._keep(len(a), None if b is None else len(b), params,
+                                      add_special_tokens)
+            a = cut_ids(a, keep1, params.direction)
+            if b is not None:
+                b = cut_ids(b, keep2, params.direction)  # type: ignore[arg-type]
+        if self.post_processor is not None:
+            return self.post_processor.apply_ids(a, b, add_special_tokens)
+        return a + (b or [])
+
+    def _keep(self, n1: int, n2: int | None, params: TruncationParams,
+              add_special_tokens: bool) -> tuple[int, int | None]:
+        """How many tokens of each sequence truncation keeps (strides checked)."""
+        n_added = self.num_special_tokens_to_add(n2 is not None) if add_special_tokens else 0
+        keep1, keep2 = truncation_lengths(n1, n2, params, n_added)
+        _check_stride(n1, keep1, params.stride)
+        if n2 is not None:
+            _check_stride(n2, keep2, params.stride)  # type: ignore[arg-type]
+        return keep1, keep2
+
+    # ------------------------------------------------------------ decoding
+
+    def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
+        """Turn ids back into text with the decoder (unknown ids are skipped, as in HF)."""
+        special = self._seq.added.special
+        tokens = [t for t in map(self.id_to_token, ids) if t is not None
+                  and not (skip_special_tokens and t in special)]
+        if self.decoder is None:
+            return " ".join(tokens)
+        return self.decoder.decode(tokens)
+
+    def decode_batch(self, sequences: Iterable[Iterable[int]],
+                     skip_special_tokens: bool = True) -> list[str]:
+        return [self.decode(ids, skip_special_tokens) for ids in sequences]
+
+    def detokenize(self, ids: Iterable[int]) -> str:
+        """Words joined by single spaces, reserved tokens dropped except the unknown token."""
+        prefix = getattr(self._model, "continuing_subword_prefix", "")
+        return detokenize(self.lookup(ids), reserved_tokens=self.reserved_tokens,
+                          unk_token=getattr(self._model, "unk_token", None), prefix=prefix)
+
+    # ------------------------------------------------------------ transformers-style call
+
+    def __call__(self, text, text_pair=None, **options):
+        """Encode like a ``transformers`` tokenizer, returning a dict of model inputs.
+
+        See ``batch_encoding.call_tokenizer`` for the options (``padding``,
+        ``truncation``, ``max_length``, ``return_tensors`` …).
+        """
+        from .batch_encoding import call_tokenizer
+        return call_tokenizer(self, text, text_pair, **options)
+
+    def __repr__(self) -> str:
+        return (f"Tokenizer(model={type(self._model).__name__}, vocab_size={self.vocab_size}, "
+                f"flavor={self.flavor!r})")
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _unzip(items: list) -> tuple[list[str], list[str | None]]:
+    """Split batch items (a text, or a ``(text, pair)`` tuple/list) into two columns."""
+    firsts, pairs = [], []
+    for item in items:
+        if isinstance(item, str):
+            firsts.append(item)
+            pairs.append(None)
+        elif isinstance(item, Sequence) and len(item) == 2:
+            firsts.append(item[0])
+            pairs.append(item[1])
+        else:
+            raise TypeError(f"a batch item must be a str or a (text, pair) pair, "
+                            f"got {item!r:.80}")
+    return firsts, pairs
+
+
+def _threads(num_threads) -> int | None:
+    if num_threads is not None and (isinstance(num_threads, bool)
+                                    or not isinstance(num_threads, int) or num_threads < 1):
+        raise ValueError(f"num_threads must be a positive integer or None, got {num_threads!r}")
+    return num_threads
+
+
+def _check_stride(n: int, keep: int, stride: int) -> None:
+    if 0 < keep < n and stride >= keep:
+        raise TokenizeError(f"truncation stride {stride} must be smaller than the {keep} "
+                            f"tokens kept of this sequence (max_length minus special tokens, "
+                            f"shared between the two sequences of a pair)")
+
+
+def _pad(enc: Encoding, length: int, params: PaddingParams) -> None:
+    enc.pad(length, direction=params.direction, pad_id=params.pad_id,
+            pad_type_id=params.pad_type_id, pad_token=params.pad_token)
+
+
+def _read_vocab(vocab) -> tuple[Vocab, str | None]:
+    if isinstance(vocab, str | os.PathLike):
+        return Vocab.from_file(vocab), os.fspath(vocab)
+    return models.as_vocab(vocab), None
+
+
+def _default_processor(vocab: Vocab, template: str | None, pair_template: str | None):
+    """The post-processor ``from_vocab`` builds for ``template``/``pair_template``."""
+    if template == "auto":
+        if "[CLS]" in vocab and "[SEP]" in vocab:
+            template = "[CLS] $A [SEP]"
+        elif "[START]" in vocab and "[END]" in vocab:
+            template = "[START] $A [END]"
+        else:
+            return None
+    if template is None:
+        return None
+    single = parse_template(template)
+    pair = default_pair(single) if pair_template is None else parse_template(pair_template)
+    names = {p.name for p in single + pair if not p.is_sequence}
+    missing = sorted(n for n in names if n not in vocab)
+    if missing:
+        raise VocabError(f"the template {template!r} uses {missing}, which the vocabulary "
+                         f"does not hold")
+    return TemplateProcessing(single, pair, special_tokens={n: vocab[n] for n in names})
+
+
+def _default_specials(vocab: Vocab, special_tokens, unk_token: str, processor) -> list[str]:
+    if special_tokens is not None:
+        specials = list(special_tokens)
+        missing = [t for t in specials if t not in vocab]
+        if missing:
+            raise VocabError(f"special tokens {missing} are not in the vocabulary")
+    else:
+        specials = [t for t in vocab.tokens if _RESERVED_LOOK.match(t)]
+    extra = [unk_token]
+    if processor is not None:
+        extra += [p.name for p in processor.single + processor.pair if not p.is_sequence]
+    for token in extra:
+        if token not in specials and token in vocab:
+            specials.append(token)
+    return sorted(specials, key=vocab.ids.__getitem__)
