@@ -1,0 +1,242 @@
+"""``wordpieces count``, ``merge-counts`` and ``train``: from a corpus to a saved tokenizer.
+
+Counting and learning are separate steps, as in TF Text's pipeline: ``count`` writes the
+word counts of a corpus (on this machine or a Dask cluster) as TSV, ``merge-counts`` sums
+counts made elsewhere, and ``train`` learns a vocabulary from a corpus or from counts and
+saves the tokenizer. Options have the Python API's names (``--vocab-size`` is
+``vocab_size``).
+
+Not handled here: the counting and learning themselves (``counting``, ``training``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import CLIError, check_output_dir, given, non_negative_int, positive_int, token_list
+from .loading import NORMALIZER_OPTIONS, add_normalizer_options
+from .progress import make_progress, progress_mode
+
+COUNT_EXAMPLES = """\
+examples:
+  wordpieces count corpus.txt -o counts.tsv
+  wordpieces count 'books/*.txt' wiki/ -o counts.tsv --num-proc 8 --no-lowercase
+  cat corpus.txt | wordpieces count - -o counts.tsv
+  wordpieces count s3://bucket/shards/ -o counts.tsv --engine dask --scheduler tcp://host:8786
+
+The counts remember how the text was split (lowercase, flavor …): train refuses counts made
+with other options than its own.
+"""
+
+MERGE_EXAMPLES = """\
+examples:
+  wordpieces merge-counts part-1.tsv part-2.tsv part-3.tsv -o all.tsv
+"""
+
+TRAIN_EXAMPLES = """\
+examples:
+  wordpieces train corpus.txt --vocab-size 8000 -o my-tok/
+  wordpieces train --counts counts.tsv --algorithm bottom-up --vocab-size 8000 \
+      --min-frequency 2 -o my-tok/
+  wordpieces train pt.txt --vocab-size 8000 --reserved-tokens '[PAD],[UNK],[START],[END]' -o pt-tok/
+  wordpieces train corpus.txt --algorithm word-level --vocab-size 20000 -o words-tok/
+
+The output directory holds tokenizer.json (loads in Hugging Face tokenizers), vocab.txt and
+wordpieces.json.
+"""
+
+# Learner options: flag name == keyword, and the algorithms that take it.
+LEARNER_OPTIONS = {
+    "upper_thresh": ("top-down",), "lower_thresh": ("top-down",),
+    "num_iterations": ("top-down",), "max_input_tokens": ("top-down",),
+    "max_token_length": ("top-down",), "max_unique_chars": ("top-down",),
+    "slack_ratio": ("top-down",), "include_joiner_token": ("top-down",),
+    "joiner": ("top-down",),
+    "min_frequency": ("bottom-up", "word-level"), "limit_alphabet": ("bottom-up",),
+    "initial_alphabet": ("bottom-up",), "continuing_subword_prefix": ("bottom-up",),
+}
+
+
+def register(sub, parents) -> None:
+    _register_count(sub, parents)
+    parser = sub.add_parser("merge-counts", parents=parents, epilog=MERGE_EXAMPLES,
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            help="sum word-count files", description="Sum word-count files "
+                            "(made by 'wordpieces count' with the same options).")
+    parser.add_argument("inputs", nargs="+", metavar="COUNTS.tsv")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT.tsv")
+    parser.add_argument("--ignore-fingerprint", action="store_true",
+                        help="merge counts made with different options anyway")
+    parser.set_defaults(func=run_merge)
+    _register_train(sub, parents)
+
+
+def _add_engine_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("counting engine")
+    group.add_argument("--engine", choices=("local", "dask"), default="local",
+                       help="local processes (default) or a Dask cluster")
+    group.add_argument("--scheduler", metavar="ADDR",
+                       help="Dask scheduler address, e.g. tcp://host:8786 (default: start "
+                            "a local cluster)")
+    group.add_argument("--num-proc", type=positive_int, metavar="N",
+                       help="worker processes (default: all cores)")
+    group.add_argument("--blocksize", type=positive_int, metavar="BYTES",
+                       help="bytes of a file per task (default: 8 MiB)")
+
+
+def _register_count(sub, parents) -> None:
+    parser = sub.add_parser("count", parents=parents, epilog=COUNT_EXAMPLES,
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            help="count the words of a corpus into a TSV",
+                            description="Count words as the tokenizer will see them "
+                                        "(normalized and pre-tokenized).")
+    parser.add_argument("corpus", nargs="+", metavar="CORPUS",
+                        help="files, globs, directories, URLs, or '-' for stdin")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT.tsv")
+    add_normalizer_options(parser, title="how text is split into words")
+    _add_engine_options(parser)
+    parser.set_defaults(func=run_count)
+
+
+def _register_train(sub, parents) -> None:
+    parser = sub.add_parser("train", parents=parents, epilog=TRAIN_EXAMPLES,
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            help="learn a vocabulary and save the tokenizer",
+                            description="Learn a WordPiece (or word-level) vocabulary from "
+                                        "a corpus or from word counts.")
+    parser.add_argument("corpus", nargs="*", metavar="CORPUS",
+                        help="files, globs, directories, URLs, or '-' for stdin")
+    parser.add_argument("--counts", metavar="FILE", help="learn from counts made by 'count'")
+    parser.add_argument("--ignore-fingerprint", action="store_true",
+                        help="use --counts made with other normalization options anyway")
+    parser.add_argument("-o", "--output", required=True, metavar="DIR",
+                        help="directory to save the tokenizer in (or FILE.json: "
+                             "tokenizer.json only)")
+    parser.add_argument("--algorithm", choices=("top-down", "bottom-up", "word-level"),
+                        default="top-down", help="default: top-down (BERT / TF Text)")
+    parser.add_argument("--vocab-size", type=positive_int, default=30_000, metavar="N",
+                        help="default: 30000")
+    parser.add_argument("--reserved-tokens", type=token_list, metavar="T1,T2,...",
+                        help="comma-separated; they lead the vocabulary "
+                             "(default: [PAD],[UNK],[CLS],[SEP],[MASK])")
+    parser.add_argument("--special-tokens", type=token_list, metavar="T1,T2,...",
+                        help="another name for --reserved-tokens")
+    parser.add_argument("--unk-token", default=None, help="default: [UNK]")
+    add_normalizer_options(parser, title="how text is split into words")
+    _add_learner_options(parser)
+    _add_engine_options(parser)
+    parser.set_defaults(func=run_train)
+
+
+def _add_learner_options(parser: argparse.ArgumentParser) -> None:
+    top = parser.add_argument_group("top-down learner (TF Text's learn)")
+    top.add_argument("--upper-thresh", type=non_negative_int, metavar="N")
+    top.add_argument("--lower-thresh", type=non_negative_int, metavar="N")
+    top.add_argument("--num-iterations", type=positive_int, metavar="N")
+    top.add_argument("--max-input-tokens", type=positive_int, metavar="N")
+    top.add_argument("--max-token-length", type=positive_int, metavar="N")
+    top.add_argument("--max-unique-chars", type=positive_int, metavar="N")
+    top.add_argument("--slack-ratio", type=float, metavar="X")
+    top.add_argument("--include-joiner-token", action=argparse.BooleanOptionalAction,
+                     default=None)
+    top.add_argument("--joiner", metavar="STR", help="continuation prefix (default: ##)")
+    bottom = parser.add_argument_group("bottom-up and word-level learners")
+    bottom.add_argument("--min-frequency", type=non_negative_int, metavar="N")
+    bottom.add_argument("--limit-alphabet", type=positive_int, metavar="N")
+    bottom.add_argument("--initial-alphabet", metavar="CHARS",
+                        help="characters always kept (bottom-up)")
+    bottom.add_argument("--continuing-subword-prefix", metavar="STR",
+                        help="continuation prefix (bottom-up; default: ##)")
+
+
+# ---------------------------------------------------------------- count / merge
+
+
+def pipeline_from(args: argparse.Namespace):
+    """The normalizer and pre-tokenizer ``train`` would build for these options."""
+    from ..normalizers import BertNormalizer
+    from ..pre_tokenizers import BertPreTokenizer
+
+    options = {"lowercase": True, "flavor": "bert", **given(args, NORMALIZER_OPTIONS)}
+    return BertNormalizer(**options), BertPreTokenizer(flavor=options["flavor"])
+
+
+def _engine_options(args: argparse.Namespace) -> dict:
+    if args.engine == "local" and args.scheduler:
+        raise CLIError("--scheduler needs --engine dask")
+    return {"engine": args.engine, **given(args, ["scheduler", "num_proc", "blocksize"])}
+
+
+def run_count(args: argparse.Namespace) -> int:
+    from ..counting import count_words
+
+    normalizer, pre_tokenizer = pipeline_from(args)
+    progress = make_progress(args, "count")
+    with progress:
+        counts = count_words(args.corpus, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
+                             progress=progress.callback, **_engine_options(args))
+        counts.save(args.output)
+    progress.summary(f"counted {counts.total():,} words, {len(counts):,} distinct "
+                     f"-> {args.output}")
+    return 0
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    from ..counting import WordCounts
+
+    parts = [WordCounts.load(path) for path in args.inputs]
+    merged = parts[0].merge(*parts[1:], ignore_fingerprint=args.ignore_fingerprint)
+    merged.save(args.output)
+    progress = make_progress(args, "merge-counts")
+    progress.summary(f"merged {len(parts)} files: {merged.total():,} words, "
+                     f"{len(merged):,} distinct -> {args.output}")
+    return 0
+
+
+# ---------------------------------------------------------------- train
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from ..training import train
+
+    source = _train_source(args)
+    if not args.output.endswith(".json"):
+        check_output_dir(args.output)
+    options = {**given(args, NORMALIZER_OPTIONS + ["unk_token", "reserved_tokens",
+                                                  "special_tokens"]),
+               **_learner_options(args)}
+    if args.counts is None:
+        options.update(_engine_options(args))
+    tok = train(source, algorithm=args.algorithm, vocab_size=args.vocab_size,
+                progress=progress_mode(args), ignore_fingerprint=args.ignore_fingerprint,
+                **options)
+    tok.save(args.output)
+    make_progress(args, "train").summary(
+        f"learned {tok.vocab_size:,} tokens ({args.algorithm}) -> {args.output}")
+    return 0
+
+
+def _train_source(args: argparse.Namespace):
+    from ..counting import WordCounts
+
+    if args.counts and args.corpus:
+        raise CLIError("give either CORPUS files or --counts FILE, not both")
+    if args.counts:
+        return WordCounts.load(args.counts)
+    if not args.corpus:
+        raise CLIError("nothing to learn from: give CORPUS files (or '-' for stdin) or "
+                       "--counts FILE")
+    return args.corpus
+
+
+def _learner_options(args: argparse.Namespace) -> dict:
+    """The learner options given, refusing those the chosen algorithm does not take."""
+    options = given(args, list(LEARNER_OPTIONS))
+    for name in options:
+        if args.algorithm not in LEARNER_OPTIONS[name]:
+            flag = "--" + name.replace("_", "-")
+            raise CLIError(f"{flag} applies to --algorithm {' or '.join(LEARNER_OPTIONS[name])}"
+                           f", not {args.algorithm}")
+    if "initial_alphabet" in options:
+        options["initial_alphabet"] = list(options["initial_alphabet"])
+    return options

@@ -1,0 +1,278 @@
+"""``wordpieces encode``, ``decode`` and ``detokenize``: streams of lines in, lines out.
+
+Each input line is one sequence, as with ``spm_encode``: ``encode`` writes one output line
+per input line (``ids``, ``tokens`` or ``jsonl``), or appends to a flat ``.npy`` array
+with an index of line starts; ``decode``/``detokenize`` turn lines of ids back into text.
+Input is read in batches, so a file larger than memory streams through a pipe.
+
+Not handled here: many files on a cluster (``cli.distributed``), pairs of sequences,
+padding (one line per sequence needs none).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+
+from .common import CLIError, LineReader, atomic_output, check_inputs, input_size, positive_int
+from .loading import add_tokenizer_option, load_tokenizer
+from .npy import NpyWriter, index_path
+from .progress import make_progress
+
+FORMATS = ("ids", "tokens", "jsonl", "npy")
+BATCH_LINES = 2000
+
+ENCODE_EXAMPLES = """\
+examples:
+  echo "Hello, world!" | wordpieces encode -t bert-base-uncased.vocab.txt
+      101 7592 1010 2088 999 102   (with --add-special-tokens; without: 7592 1010 2088 999)
+  wordpieces encode -t my-tok/ corpus.txt --format tokens -o corpus.tok
+  wordpieces encode -t my-tok/ corpus.txt --format jsonl --add-special-tokens --max-length 512
+  wordpieces encode -t my-tok/ corpus.txt --format npy -o train.npy   # + train.idx.npy
+  wordpieces encode -t my-tok/ shards/*.txt --engine dask --scheduler tcp://host:8786 -o out/
+
+formats:
+  ids     one line of space-separated ids per input line (as spm_encode)
+  tokens  one line of space-separated tokens per input line
+  jsonl   one JSON object per line: {"ids": [...], "tokens": [...], "offsets": [[s, e], ...]}
+          (offsets are character offsets into the input line)
+  npy     OUT.npy: all ids of all lines as one flat uint16 array (uint32 when the vocabulary
+          has more than 65536 tokens); OUT.idx.npy: int64 start of each line, plus the total
+          at the end, so line i is ids[idx[i]:idx[i+1]]
+"""
+
+DECODE_EXAMPLES = """\
+examples:
+  echo "7592 1010 2088 999" | wordpieces decode -t bert-base-uncased.vocab.txt
+      hello, world!
+  wordpieces encode -t my-tok/ a.txt | wordpieces decode -t my-tok/ > a.roundtrip.txt
+  wordpieces decode -t my-tok/ ids.txt --no-skip-special-tokens
+"""
+
+DETOKENIZE_EXAMPLES = """\
+examples:
+  echo "2 4 5 6 3" | wordpieces detokenize -t converter/ --member en
+  wordpieces detokenize -t my-tok/ ids.txt -o words.txt
+
+Words are joined by single spaces and reserved tokens other than the unknown token are
+dropped (TensorFlow Text's detokenize as in the subword tutorial).
+"""
+
+
+def register(sub, parents) -> None:
+    _register_encode(sub, parents)
+    for name, examples, summary in (
+            ("decode", DECODE_EXAMPLES, "turn lines of ids back into text"),
+            ("detokenize", DETOKENIZE_EXAMPLES, "ids back to space-joined words, "
+                                                "reserved tokens dropped")):
+        parser = sub.add_parser(name, parents=parents, help=summary, description=summary,
+                                epilog=examples,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+        add_tokenizer_option(parser)
+        parser.add_argument("inputs", nargs="*", metavar="FILE",
+                            help="files of space-separated ids, one sequence a line "
+                                 "(default or '-': stdin)")
+        parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+        if name == "decode":
+            parser.add_argument("--skip-special-tokens", action=argparse.BooleanOptionalAction,
+                                default=True, help="leave out special tokens (default: yes)")
+        parser.set_defaults(func=run_decode, detokenize=name == "detokenize")
+
+
+def _register_encode(sub, parents) -> None:
+    parser = sub.add_parser("encode", parents=parents, epilog=ENCODE_EXAMPLES,
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            help="tokenize text into ids, tokens, jsonl or npy",
+                            description="Tokenize each input line into one output sequence.")
+    add_tokenizer_option(parser)
+    parser.add_argument("inputs", nargs="*", metavar="FILE",
+                        help="text files, one sequence a line (default or '-': stdin)")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="output file (default: stdout; required for npy; a directory "
+                             "with --engine dask)")
+    parser.add_argument("--format", choices=FORMATS, default="ids", help="default: ids")
+    parser.add_argument("--add-special-tokens", action=argparse.BooleanOptionalAction,
+                        default=False, help="add [CLS]/[SEP] (or the tokenizer's template); "
+                                            "default: no, as spm_encode")
+    parser.add_argument("--max-length", type=positive_int, metavar="N",
+                        help="truncate each sequence to N tokens (special tokens included)")
+    parser.add_argument("--num-threads", type=positive_int, metavar="N",
+                        help="threads for encoding (default: the tokenizer's choice)")
+    group = parser.add_argument_group("distributed encoding")
+    group.add_argument("--engine", choices=("local", "dask"), default="local",
+                       help="dask: one output shard per input file or block, plus "
+                            "manifest.json, written under the -o directory")
+    group.add_argument("--scheduler", metavar="ADDR",
+                       help="Dask scheduler address (default: a local cluster)")
+    group.add_argument("--num-proc", type=positive_int, metavar="N",
+                       help="workers of the local Dask cluster")
+    group.add_argument("--blocksize", type=positive_int, metavar="BYTES",
+                       help="split files into blocks of about this many bytes "
+                            "(default: one block per file)")
+    parser.set_defaults(func=run_encode)
+
+
+# ---------------------------------------------------------------- encode
+
+
+def run_encode(args: argparse.Namespace) -> int:
+    check_inputs(args.inputs)
+    tok = prepare_tokenizer(args)
+    if args.engine == "dask":
+        from .distributed import run_distributed_encode
+        return run_distributed_encode(args, tok)
+    if args.format == "npy" and args.output in (None, "-"):
+        raise CLIError("--format npy needs -o FILE.npy (a .npy array cannot go to a pipe)")
+    reader = LineReader(args.inputs)
+    progress = make_progress(args, "encode", total=input_size(args.inputs), unit="bytes")
+    sink = NpySink(args.output, tok.vocab_size) if args.format == "npy" else None
+    with progress:
+        if sink is not None:
+            with sink:
+                totals = encode_lines(tok, reader, sink, args, progress)
+        else:
+            with atomic_output(args.output) as out:
+                totals = encode_lines(tok, reader, TextSink(out, args.format), args, progress)
+    progress.summary(f"encoded {totals[0]} lines into {totals[1]} tokens")
+    return 0
+
+
+def prepare_tokenizer(args: argparse.Namespace):
+    """Load the tokenizer and apply the command's truncation; padding is never wanted."""
+    tok = load_tokenizer(args)
+    tok.no_padding()
+    if args.max_length is not None:
+        try:
+            tok.enable_truncation(args.max_length)
+        except ValueError as e:
+            raise CLIError(f"--max-length {args.max_length}: {e}") from None
+    return tok
+
+
+def encode_lines(tok, reader: LineReader, sink, args, progress) -> tuple[int, int]:
+    """Encode every line of ``reader`` into ``sink`` in batches; return (lines, tokens)."""
+    batch_size = 1 if _interactive(args.inputs) else BATCH_LINES
+    lines = tokens = 0
+    rows = iter(reader)
+    while True:
+        batch = [text for _, _, text in itertools.islice(rows, batch_size)]
+        if not batch:
+            return lines, tokens
+        tokens += sink.add(tok, batch, args.add_special_tokens, args.num_threads)
+        lines += len(batch)
+        progress.update(done=reader.bytes_read, lines=lines, tokens=tokens)
+
+
+def _interactive(paths: list[str]) -> bool:
+    """Reading a terminal: answer line by line instead of waiting for a full batch."""
+    return (not paths or paths == ["-"]) and sys.stdin.isatty()
+
+
+class TextSink:
+    """Write ``ids``, ``tokens`` or ``jsonl`` lines to a text stream."""
+
+    def __init__(self, out, fmt: str):
+        self.out = out
+        self.format = fmt
+        self._tokens: list[str] | None = None  # id -> token, for the tokens format
+
+    def add(self, tok, texts: list[str], add_special_tokens: bool, num_threads) -> int:
+        if self.format in ("ids", "tokens"):
+            rows = tok.encode_batch_ids(texts, add_special_tokens=add_special_tokens,
+                                        num_threads=num_threads)
+            self.out.write("".join(self._line(tok, ids) + "\n" for ids in rows))
+            return sum(map(len, rows))
+        encodings = tok.encode_batch(texts, add_special_tokens=add_special_tokens,
+                                     num_threads=num_threads)
+        self.out.write("".join(_format_encoding(e, self.format) + "\n" for e in encodings))
+        return sum(map(len, encodings))
+
+
+    def _line(self, tok, ids: list[int]) -> str:
+        if self.format == "ids":
+            return " ".join(map(str, ids))
+        if self._tokens is None:  # the fast ids path, then a table lookup per id
+            self._tokens = [tok.id_to_token(i) for i in range(tok.vocab_size)]
+        return " ".join(self._tokens[i] for i in ids)
+
+
+def _format_encoding(enc, fmt: str) -> str:
+    return json.dumps({"ids": enc.ids, "tokens": enc.tokens,
+                       "offsets": [list(o) for o in enc.offsets]},
+                      ensure_ascii=False, separators=(",", ":"))
+
+
+class NpySink:
+    """Append ids to ``OUT.npy`` and line starts to ``OUT.idx.npy``; both appear at the end."""
+
+    def __init__(self, path: str, vocab_size: int):
+        dtype = "uint16" if vocab_size <= 1 << 16 else "uint32"
+        self.ids = NpyWriter(path, dtype)
+        self.index = NpyWriter(index_path(path), "int64")
+
+    def add(self, tok, texts: list[str], add_special_tokens: bool, num_threads) -> int:
+        rows = tok.encode_batch_ids(texts, add_special_tokens=add_special_tokens,
+                                    num_threads=num_threads)
+        starts, position = [], self.ids.length
+        for ids in rows:
+            starts.append(position)
+            position += len(ids)
+        self.index.extend(starts)
+        self.ids.extend(itertools.chain.from_iterable(rows))
+        return position - starts[0] if starts else 0
+
+    def __enter__(self) -> NpySink:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.ids.abort()
+            self.index.abort()
+            return
+        self.index.extend([self.ids.length])
+        self.index.close()  # the index first: a finished ids file implies a finished index
+        self.ids.close()
+
+
+# ---------------------------------------------------------------- decode / detokenize
+
+
+def run_decode(args: argparse.Namespace) -> int:
+    check_inputs(args.inputs)
+    tok = load_tokenizer(args)
+    reader = LineReader(args.inputs)
+    progress = make_progress(args, args.command, total=input_size(args.inputs), unit="bytes")
+    size, lines = tok.vocab_size, 0
+    with progress, atomic_output(args.output) as out:
+        for source, number, text in reader:
+            ids = parse_ids(text, source, number, size)
+            out.write(_decode_one(tok, ids, args) + "\n")
+            lines += 1
+            if lines % BATCH_LINES == 0:
+                progress.update(done=reader.bytes_read, lines=lines)
+    progress.summary(f"{args.command}d {lines} lines" if args.command == "decode"
+                     else f"detokenized {lines} lines")
+    return 0
+
+
+def _decode_one(tok, ids: list[int], args) -> str:
+    if args.detokenize:
+        return tok.detokenize(ids)
+    return tok.decode(ids, skip_special_tokens=args.skip_special_tokens)
+
+
+def parse_ids(text: str, source: str, number: int, vocab_size: int) -> list[int]:
+    """Parse one line of space-separated ids, naming the line and value at fault."""
+    ids = []
+    for field in text.split():
+        try:
+            value = int(field)
+        except ValueError:
+            raise CLIError(f"{source}:{number}: {field!r} is not an integer id") from None
+        if not 0 <= value < vocab_size:
+            raise CLIError(f"{source}:{number}: id {value} is out of range (the vocabulary "
+                           f"has ids 0..{vocab_size - 1})")
+        ids.append(value)
+    return ids
