@@ -1,0 +1,345 @@
+"""Encode the same lines with wordpieces and the reference libraries, side by side.
+
+One command, one run::
+
+    python benchmarks/encode.py --tf-python /path/to/venv-with-tensorflow-text/bin/python
+
+For each dataset (English WikiText-2 and Gutenberg, Portuguese, Chinese, the UDHR in
+~190 languages) every engine encodes the same non-empty lines, best of ``--repeat``
+runs, each engine in its own process (so that its peak RSS is its own). "1 thread"
+engines are pinned to one core (``sched_setaffinity``); "all cores" ones are not. The
+table gives MB/s of UTF-8 input, tokens/s, peak RSS and how many times faster
+wordpieces (native, 1 thread, same output: ids only, or ids with offsets) is.
+
+Engines: wordpieces native (ids, ids as numpy, with offsets; 1 thread and all
+cores), wordpieces pure Python, Hugging Face ``tokenizers`` (``encode_batch`` with its
+default threads and with one; ``encode_batch_fast``), TensorFlow Text ``BertTokenizer``
+and ``FastBertTokenizer`` (LinMaxMatch) when importable, here or in ``--tf-python``.
+Missing libraries are reported as "not installed".
+
+``--stream-mb N`` also encodes an N MB file (built from the corpora) in streaming mode,
+batch by batch, and reports its peak RSS.
+
+Not handled here: vocabulary learning speed (``benchmarks/learn*.py``), correctness
+(the differential tests in ``tests/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+SHARED = Path(os.environ.get("WORDPIECES_SHARED", HERE.parents[2] / "shared"))
+CORPORA, VOCABS = SHARED / "corpora", SHARED / "vocab"
+
+# name: (corpus files, vocabulary, lowercase)
+DATASETS = {
+    "wikitext2": (["english/wikitext2/wiki.test.raw"], "bert-base-uncased", True),
+    "gutenberg": (["english/gutenberg/pg1342_austen_pride_and_prejudice.txt"],
+                  "bert-base-uncased", True),
+    "portuguese": (["portuguese/machado_dom_casmurro.txt", "portuguese/camoes_os_lusiadas.txt",
+                    "portuguese/eca_de_queiros_a_cidade_e_as_serras.txt"],
+                   "bert-base-multilingual-cased", False),
+    "chinese": (["multilingual/zh_cao_xueqin_hongloumeng.txt"], "bert-base-chinese", True),
+    "udhr": (["multilingual/udhr/*.txt"], "bert-base-multilingual-cased", False),
+}
+
+# name: (label, pinned to one core, output kind)
+ENGINES = {
+    "wp-ids": ("wordpieces native, 1 thread, ids", True, "ids"),
+    "wp-ids-np": ("wordpieces native, 1 thread, ids as numpy", True, "ids"),
+    "wp-offsets": ("wordpieces native, 1 thread, offsets", True, "offsets"),
+    "wp-all-ids": ("wordpieces native, all cores, ids", False, "ids"),
+    "wp-all-offsets": ("wordpieces native, all cores, offsets", False, "offsets"),
+    "wp-py-ids": ("wordpieces pure Python, ids", True, "ids"),
+    "wp-py-offsets": ("wordpieces pure Python, offsets", True, "offsets"),
+    "hf": ("HF tokenizers encode_batch, default threads", False, "offsets"),
+    "hf-1": ("HF tokenizers encode_batch, 1 thread", True, "offsets"),
+    "hf-fast-1": ("HF tokenizers encode_batch_fast, 1 thread", True, "ids"),
+    "tf-bert": ("TF Text BertTokenizer, 1 thread", True, "ids"),
+    "tf-fast": ("TF Text FastBertTokenizer, 1 thread", True, "ids"),
+    "tf-fast-offsets": ("TF Text FastBertTokenizer, 1 thread, offsets", True, "offsets"),
+}
+
+
+# ---------------------------------------------------------------- data (parent and child)
+
+
+def dataset_lines(name: str, max_mb: float | None = None) -> list[str]:
+    """The non-empty lines of a dataset, decoded as the engines receive them."""
+    files, _, _ = DATASETS[name]
+    paths = sorted(p for pattern in files for p in CORPORA.glob(pattern))
+    if not paths:
+        sys.exit(f"no corpus files for {name} under {CORPORA}")
+    lines, size = [], 0
+    for path in paths:
+        for line in path.read_text(encoding="utf-8-sig").split("\n"):
+            line = line.rstrip("\r")
+            if line.strip():
+                lines.append(line)
+                size += len(line.encode("utf-8"))
+                if max_mb and size >= max_mb * 1e6:
+                    return lines
+    return lines
+
+
+def vocab_path(name: str) -> str:
+    return str(VOCABS / f"{DATASETS[name][1]}.vocab.txt")
+
+
+# ---------------------------------------------------------------- engines (child)
+
+
+_VOCABS: dict = {}
+
+
+def make_wordpieces(dataset: str, python: bool):
+    if python:
+        os.environ["WORDPIECES_BACKEND"] = "python"
+    from wordpieces.backend import backend, make_word_encoder
+    from wordpieces.models import WordPiece
+    from wordpieces.normalizers import BertNormalizer
+    from wordpieces.pre_tokenizers import BertPreTokenizer
+    from wordpieces.vocab import Vocab
+
+    if not python and backend() != "native":
+        raise RuntimeError(backend())
+    if dataset not in _VOCABS:
+        _VOCABS[dataset] = Vocab.from_file(vocab_path(dataset))
+    lowercase = DATASETS[dataset][2]
+    return make_word_encoder(BertNormalizer(lowercase=lowercase), BertPreTokenizer(),
+                             WordPiece(_VOCABS[dataset], max_input_chars_per_word=200))
+
+
+class WordpiecesEngine:
+    """A wordpieces encoder, rebuilt before each timed run (outside the timing).
+
+    The pure-Python encoder caches whole whitespace-free chunks: without a fresh
+    encoder, a repeated run would only measure dictionary lookups of lines it has seen.
+    Each fresh encoder first sees the dataset's alphabet, one character per word, so
+    that per-character tables are set up outside the timing, as every library's are.
+    """
+
+    def __init__(self, engine: str, dataset: str):
+        self.engine, self.dataset = engine, dataset
+        self.threads = None if engine.startswith("wp-all") else 1
+        self.enc, self.alphabet = None, ""
+
+    def prepare(self, lines: list[str]):
+        self.enc = None
+        gc.collect()
+        self.enc = make_wordpieces(self.dataset, python=self.engine.startswith("wp-py"))
+        self.alphabet = self.alphabet or " ".join(sorted(set("".join(lines))))
+        self.enc.encode_batch_ids([self.alphabet], 1)
+
+    def __call__(self, lines: list[str]) -> int:
+        enc, threads = self.enc, self.threads
+        if self.engine == "wp-ids-np":
+            return len(enc.encode_batch_ids(lines, threads, as_numpy=True).ids)
+        if self.engine.endswith("offsets"):
+            return sum(len(r[0]) for r in enc.encode_batch(lines, threads))
+        return sum(len(ids) for ids in enc.encode_batch_ids(lines, threads))
+
+
+def engine_hf(engine: str, dataset: str):
+    if engine != "hf":
+        os.environ["RAYON_NUM_THREADS"] = "1"
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    tok = Tokenizer(models.WordPiece.from_file(vocab_path(dataset), unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=DATASETS[dataset][2])
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    encode = tok.encode_batch_fast if engine == "hf-fast-1" else tok.encode_batch
+    return lambda lines: sum(len(e.ids) for e in encode(lines, add_special_tokens=False))
+
+
+def engine_tf(engine: str, dataset: str):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+    import tensorflow_text as text
+
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    lower = DATASETS[dataset][2]
+    if engine == "tf-bert":
+        tok = text.BertTokenizer(vocab_path(dataset), lower_case=lower, token_out_type=tf.int64)
+        tokenize = tok.tokenize
+    else:
+        # split on "\n" only: some vocabularies hold U+0085 or U+2028 inside tokens
+        vocab = Path(vocab_path(dataset)).read_text(encoding="utf-8").rstrip("\n").split("\n")
+        tok = text.FastBertTokenizer(vocab=vocab, lower_case_nfd_strip_accents=lower,
+                                     token_out_type=tf.int64)
+        tokenize = tok.tokenize_with_offsets if engine == "tf-fast-offsets" else tok.tokenize
+
+    def run(lines):
+        n = 0
+        for i in range(0, len(lines), 1024):
+            out = tokenize(tf.constant(lines[i:i + 1024]))
+            n += int((out[0] if isinstance(out, tuple) else out).flat_values.shape[0])
+        return n
+
+    return run
+
+
+def child(engine: str, dataset: str, repeat: int, max_mb: float | None, clock: str) -> dict:
+    """Run one engine on one dataset in this process; return its figures."""
+    pinned = ENGINES[engine][1]
+    if pinned:
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    # CPU time of a process pinned to one core is its busy time: other work sharing
+    # the machine does not count. Engines using all cores are always timed on the wall.
+    now = time.process_time if clock == "cpu" and pinned else time.perf_counter
+    lines = dataset_lines(dataset, max_mb)
+    size = sum(len(line.encode("utf-8")) for line in lines)
+    maker = {"wp": WordpiecesEngine, "hf": engine_hf, "tf": engine_tf}[engine.split("-")[0]]
+    try:
+        run = maker(engine, dataset)
+    except ImportError as e:
+        return {"error": f"not installed ({e.name})"}
+    prepare = getattr(run, "prepare", lambda lines: None)
+    prepare(lines)
+    run(lines[:50])  # warm up: imports, lazy tables, thread pools
+    best, tokens = float("inf"), 0
+    for _ in range(repeat):
+        prepare(lines)
+        start = now()
+        tokens = run(lines)
+        best = min(best, now() - start)
+    return {"mb_s": size / best / 1e6, "tokens_s": tokens / best, "tokens": tokens,
+            "bytes": size, "rss_mb": peak_rss_mb()}
+
+
+def peak_rss_mb() -> float:
+    scale = 1024 if sys.platform != "darwin" else 1  # Linux: KiB, macOS: bytes
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
+
+
+# ---------------------------------------------------------------- streaming (child)
+
+
+def stream_child(path: str) -> dict:
+    """Encode a big file batch by batch, keeping only counts; report peak RSS."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    enc = make_wordpieces("wikitext2", python=False)
+    start, tokens, size, batch = time.perf_counter(), 0, 0, []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            batch.append(line)
+            if len(batch) == 10_000:
+                tokens += len(enc.encode_batch_ids(batch, 1, as_numpy=True).ids)
+                size += sum(map(len, batch))
+                batch = []
+    tokens += len(enc.encode_batch_ids(batch, 1, as_numpy=True).ids)
+    seconds = time.perf_counter() - start
+    return {"bytes": os.path.getsize(path), "seconds": seconds, "tokens": tokens,
+            "mb_s": os.path.getsize(path) / seconds / 1e6, "rss_mb": peak_rss_mb()}
+
+
+def make_big_file(megabytes: int) -> str:
+    """Write a file of about ``megabytes`` MB by repeating English corpora."""
+    chunk = "".join(p.read_text(encoding="utf-8-sig")
+                    for p in sorted((CORPORA / "english").rglob("*.txt"))).encode("utf-8")
+    fd, path = tempfile.mkstemp(suffix=".txt", prefix="wordpieces-stream-")
+    with os.fdopen(fd, "wb") as f:
+        for _ in range(max(1, megabytes * 1_000_000 // len(chunk))):
+            f.write(chunk)
+    return path
+
+
+# ---------------------------------------------------------------- parent
+
+
+def run_child(args: list[str], python: str) -> dict:
+    cmd = [python, str(HERE), "--child", *args]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    if result.returncode != 0 or not lines:
+        tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"error": f"failed: {tail[:120]}"}
+    return json.loads(lines[-1])
+
+
+def tf_available(python: str) -> bool:
+    code = "import tensorflow_text"
+    return subprocess.run([python, "-c", code], capture_output=True).returncode == 0
+
+
+def table(dataset: str, results: dict[str, dict]) -> str:
+    """A Markdown table of one dataset's results."""
+    size = next((r["bytes"] for r in results.values() if "bytes" in r), 0)
+    rows = [f"### {dataset} ({size / 1e6:.2f} MB, "
+            f"vocab {DATASETS[dataset][1]})", "",
+            "| engine | MB/s | tokens/s | peak RSS MB | wordpieces is × faster |",
+            "|---|---:|---:|---:|---:|"]
+    base = {kind: results.get(e, {}).get("mb_s") for kind, e in
+            (("ids", "wp-ids"), ("offsets", "wp-offsets"))}
+    for engine, (label, _, kind) in ENGINES.items():
+        r = results.get(engine)
+        if r is None:
+            continue
+        if "error" in r:
+            rows.append(f"| {label} | {r['error']} | | | |")
+            continue
+        ratio = base[kind] / r["mb_s"] if base[kind] else float("nan")
+        rows.append(f"| {label} | {r['mb_s']:.1f} | {r['tokens_s'] / 1e6:.2f} M | "
+                    f"{r['rss_mb']:.0f} | {ratio:.2f} |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS))
+    parser.add_argument("--engines", nargs="+", choices=list(ENGINES), default=list(ENGINES))
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    parser.add_argument("--max-mb", type=float, default=None, help="cut each dataset")
+    parser.add_argument("--tf-python", default=sys.executable,
+                        help="interpreter that has tensorflow-text (default: this one)")
+    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                        help="time 1-thread engines by wall clock or by CPU time (for a "
+                             "busy machine); all-cores engines always use the wall clock")
+    parser.add_argument("--stream-mb", type=int, default=0,
+                        help="also stream-encode a file of this many MB")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        if args.child[0] == "stream":
+            print(json.dumps(stream_child(args.child[1])))
+        else:
+            engine, dataset, repeat, max_mb, clock = args.child
+            max_mb = float(max_mb) if max_mb != "None" else None
+            print(json.dumps(child(engine, dataset, int(repeat), max_mb, clock)))
+        return
+    has_tf = tf_available(args.tf_python)
+    print(f"# wordpieces encode benchmark: {' '.join(sys.argv)}", flush=True)
+    for dataset in args.datasets:
+        results = {}
+        for engine in args.engines:
+            if engine.startswith("tf") and not has_tf:
+                results[engine] = {"error": "not installed (tensorflow-text)"}
+                continue
+            python = args.tf_python if engine.startswith("tf") else sys.executable
+            results[engine] = run_child(
+                [engine, dataset, str(args.repeat), str(args.max_mb), args.clock], python)
+        print("\n" + table(dataset, results), flush=True)
+    if args.stream_mb:
+        path = make_big_file(args.stream_mb)
+        try:
+            r = run_child(["stream", path], sys.executable)
+        finally:
+            os.unlink(path)
+        print(f"\nstreaming {r.get('bytes', 0) / 1e6:.0f} MB (wordpieces native, 1 thread, "
+              f"ids as numpy, batches of 10,000 lines): {r.get('mb_s', 0):.1f} MB/s, "
+              f"peak RSS {r.get('rss_mb', 0):.0f} MB {r.get('error', '')}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""Build the optional native extension ``wordpieces._native._core``.
+
+Everything else about the package lives in pyproject.toml. The extension needs only a
+C compiler; if compiling fails (no compiler, no Python headers), the install still
+succeeds and ``wordpieces`` runs on its pure-Python backend (``wordpieces.backend()``
+says why). Environment switches:
+
+- ``WORDPIECES_NO_NATIVE=1``: do not try to build the extension;
+- ``WORDPIECES_REQUIRE_NATIVE=1``: fail the install if the extension does not build
+  (for CI, where a silent fallback would hide a broken build).
+"""
+
+import os
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+SOURCES = ["wp_module.c", "wp_batch.c", "wp_encode.c", "wp_trie.c", "wp_chartable.c"]
+UNIX_FLAGS = ["-O3", "-std=c99", "-fvisibility=hidden"]
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+class OptionalBuildExt(build_ext):
+    """Build the extension if possible; otherwise warn and carry on without it."""
+
+    def build_extensions(self):
+        if self.compiler.compiler_type == "unix":
+            for ext in self.extensions:
+                ext.extra_compile_args = UNIX_FLAGS + ext.extra_compile_args
+        super().build_extensions()
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as e:  # noqa: BLE001 - any build failure means "pure Python"
+            self._give_up(e)
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as e:  # noqa: BLE001
+            self._give_up(e)
+
+    def _give_up(self, error: Exception):
+        if _flag("WORDPIECES_REQUIRE_NATIVE"):
+            raise error
+        print(f"WARNING: wordpieces: the native extension was not built ({error}); "
+              "installing the pure-Python backend", file=sys.stderr)
+
+
+ext_modules = []
+if not _flag("WORDPIECES_NO_NATIVE"):
+    ext_modules.append(Extension(
+        "wordpieces._native._core",
+        sources=[f"wordpieces/_native/{name}" for name in SOURCES],
+        depends=[f"wordpieces/_native/{name}" for name in
+                 ("wp_buf.h", "wp_chartable.h", "wp_encode.h", "wp_trie.h", "wp_module.h")],
+    ))
+
+setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalBuildExt})

@@ -1,0 +1,72 @@
+/* Per-code-point facts of one BERT pipeline: class and normalized bytes.
+ *
+ * The table holds no Unicode data of its own: every entry is filled from the
+ * Python reference (WordEncoder._classify_original and the normalizer's mapping),
+ * so the native and pure-Python backends can never disagree. Entries are filled
+ * lazily, while holding the GIL, and never change once set; readers without the
+ * GIL only read entries of code points they checked were set beforehand.
+ * Not handled here: calling Python to learn an entry (wp_module.c).
+ */
+#ifndef WP_CHARTABLE_H
+#define WP_CHARTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wp_buf.h"
+
+enum {
+    WP_UNSET = 0,   /* not learned yet */
+    WP_SPACE = 1,   /* separates words, dropped */
+    WP_ISOLATE = 2, /* a word of its own (punctuation, spaced-out CJK) */
+    WP_WORD = 3,    /* part of a word; may normalize to nothing */
+    WP_COMPLEX = 4  /* needs the general Python path */
+};
+
+#define WP_INLINE_BYTES 8
+#define WP_PAGE_BITS 8
+#define WP_PAGE_SIZE (1u << WP_PAGE_BITS)
+#define WP_NUM_PAGES (0x110000u >> WP_PAGE_BITS)
+
+typedef struct {
+    uint8_t cls;
+    uint8_t nbytes; /* UTF-8 (surrogatepass) bytes of the normalized form */
+    uint8_t nchars; /* code points of the normalized form */
+    uint8_t pad[5];
+    union {
+        uint8_t bytes[WP_INLINE_BYTES];
+        const uint8_t *ptr; /* into the arena when nbytes > WP_INLINE_BYTES */
+    } u;
+} wp_charinfo;
+
+typedef struct wp_arena_block wp_arena_block;
+
+typedef struct {
+    wp_charinfo *pages[WP_NUM_PAGES];
+    wp_arena_block *arena;
+} wp_chartable;
+
+int wp_table_init(wp_chartable *t);
+void wp_table_free(wp_chartable *t);
+
+/* Record code point cp: its class and normalized bytes. Returns -1 on out of memory. */
+int wp_table_set(wp_chartable *t, uint32_t cp, int cls, const uint8_t *bytes, size_t n);
+
+WP_INLINE const wp_charinfo *wp_table_get(const wp_chartable *t, uint32_t cp)
+{
+    const wp_charinfo *page = t->pages[cp >> WP_PAGE_BITS];
+    return page ? &page[cp & (WP_PAGE_SIZE - 1)] : NULL;
+}
+
+WP_INLINE int wp_table_is_set(const wp_chartable *t, uint32_t cp)
+{
+    const wp_charinfo *e = wp_table_get(t, cp);
+    return e != NULL && e->cls != WP_UNSET;
+}
+
+WP_INLINE const uint8_t *wp_charinfo_bytes(const wp_charinfo *e)
+{
+    return e->nbytes > WP_INLINE_BYTES ? e->u.ptr : e->u.bytes;
+}
+
+#endif

@@ -1,0 +1,188 @@
+/* Encode one text: classify, gather words, normalize, LinMaxMatch (see wp_encode.h). */
+#include "wp_encode.h"
+
+#include <string.h>
+
+typedef struct {
+    const wp_model *m;
+    wp_scratch *s;
+    wp_output *out;
+    int want_offsets;
+    int32_t word_index;
+} state;
+
+void wp_output_free(wp_output *out)
+{
+    wp_i32_free(&out->ids);
+    wp_i64_free(&out->offsets);
+    wp_i32_free(&out->word_ids);
+}
+
+void wp_scratch_free(wp_scratch *s)
+{
+    free(s->bytes);
+    free(s->src);
+    free(s->piece_ids);
+    free(s->piece_ends);
+    memset(s, 0, sizeof(*s));
+}
+
+static int grow_word(wp_scratch *s, size_t need)
+{
+    size_t cap = s->cap, cap2 = s->cap;
+    if (wp_grow((void **)&s->bytes, &cap, need, 1) ||
+        wp_grow((void **)&s->src, &cap2, need, sizeof(int64_t)))
+        return WP_NOMEM;
+    s->cap = cap < cap2 ? cap : cap2;
+    return WP_OK;
+}
+
+static int grow_pieces(wp_scratch *s, size_t need)
+{
+    size_t cap = s->piece_cap, cap2 = s->piece_cap;
+    if (wp_grow((void **)&s->piece_ids, &cap, need, sizeof(int32_t)) ||
+        wp_grow((void **)&s->piece_ends, &cap2, need, sizeof(int64_t)))
+        return WP_NOMEM;
+    s->piece_cap = cap < cap2 ? cap : cap2;
+    return WP_OK;
+}
+
+/* Append the normalized bytes of original character i to the current word. */
+WP_INLINE int append_char(state *st, const wp_charinfo *e, int64_t i)
+{
+    wp_scratch *s = st->s;
+    size_t n = e->nbytes;
+    if (WP_UNLIKELY(s->len + n > s->cap) && grow_word(s, s->len + n))
+        return WP_NOMEM;
+    const uint8_t *b = wp_charinfo_bytes(e);
+    for (size_t k = 0; k < n; k++)
+        s->bytes[s->len + k] = b[k];
+    if (st->want_offsets)
+        for (size_t k = 0; k < n; k++)
+            s->src[s->len + k] = i;
+    s->len += n;
+    s->chars += e->nchars;
+    return WP_OK;
+}
+
+static int reserve_tokens(state *st, size_t n)
+{
+    wp_output *o = st->out;
+    if (wp_i32_reserve(&o->ids, n))
+        return WP_NOMEM;
+    if (st->want_offsets && (wp_i64_reserve(&o->offsets, 2 * n) || wp_i32_reserve(&o->word_ids, n)))
+        return WP_NOMEM;
+    return WP_OK;
+}
+
+/* Write one token covering normalized bytes [b0, b1) of the word (capacity reserved). */
+WP_INLINE void put_token(state *st, int32_t id, int64_t b0, int64_t b1)
+{
+    wp_output *o = st->out;
+    o->ids.data[o->ids.len++] = id;
+    if (st->want_offsets) {
+        o->offsets.data[o->offsets.len++] = st->s->src[b0];
+        o->offsets.data[o->offsets.len++] = st->s->src[b1 - 1] + 1;
+        o->word_ids.data[o->word_ids.len++] = st->word_index;
+    }
+}
+
+static int too_long(const wp_model *m, const wp_scratch *s)
+{
+    if (m->max_bytes >= 0)
+        return s->len > (size_t)m->max_bytes;
+    return m->max_chars >= 0 && s->chars > (size_t)m->max_chars;
+}
+
+/* Split the gathered word and write its tokens; a word with no split is one unknown. */
+static int emit_word(state *st)
+{
+    wp_scratch *s = st->s;
+    int64_t np = -1;
+    if (!too_long(st->m, s)) {
+        if (s->len > s->piece_cap && grow_pieces(s, s->len))
+            return WP_NOMEM;
+        np = wp_trie_match(st->m->trie, s->bytes, s->len, s->piece_ids, s->piece_ends);
+    }
+    if (reserve_tokens(st, np < 0 ? 1 : (size_t)np))
+        return WP_NOMEM;
+    if (np < 0) {
+        put_token(st, st->m->unk_id, 0, (int64_t)s->len);
+    } else {
+        int64_t start = 0;
+        for (int64_t k = 0; k < np; k++) {
+            put_token(st, s->piece_ids[k], start, s->piece_ends[k]);
+            start = s->piece_ends[k];
+        }
+    }
+    st->word_index++;
+    return WP_OK;
+}
+
+WP_INLINE int flush_word(state *st)
+{
+    int rc = WP_OK;
+    if (st->s->len)
+        rc = emit_word(st);
+    st->s->len = st->s->chars = 0;
+    return rc;
+}
+
+WP_INLINE int encode_kind(state *st, int kind, const void *data, int64_t len)
+{
+    const wp_chartable *t = st->m->table;
+    const wp_charinfo *page0 = t->pages[0];
+    for (int64_t i = 0; i < len; i++) {
+        const wp_charinfo *e;
+        if (kind == 1) {
+            e = &page0[((const uint8_t *)data)[i]];
+        } else {
+            uint32_t cp = kind == 2 ? ((const uint16_t *)data)[i] : ((const uint32_t *)data)[i];
+            e = cp < 0x110000u ? wp_table_get(t, cp) : NULL;
+            if (!e)
+                return WP_NEED_PYTHON;
+        }
+        int rc;
+        switch (e->cls) {
+        case WP_WORD:
+            rc = append_char(st, e, i);
+            break;
+        case WP_SPACE:
+            rc = flush_word(st);
+            break;
+        case WP_ISOLATE:
+            rc = flush_word(st);
+            if (rc == WP_OK)
+                rc = append_char(st, e, i);
+            if (rc == WP_OK)
+                rc = flush_word(st);
+            break;
+        default: /* complex, or not learned yet */
+            return WP_NEED_PYTHON;
+        }
+        if (WP_UNLIKELY(rc != WP_OK))
+            return rc;
+    }
+    return flush_word(st);
+}
+
+int wp_encode_text(const wp_model *m, int kind, const void *data, int64_t len,
+                   int want_offsets, wp_scratch *s, wp_output *out)
+{
+    state st = {m, s, out, want_offsets, 0};
+    size_t n_ids = out->ids.len, n_off = out->offsets.len, n_wid = out->word_ids.len;
+    int rc;
+    s->len = s->chars = 0;
+    if (kind == 1)
+        rc = encode_kind(&st, 1, data, len);
+    else if (kind == 2)
+        rc = encode_kind(&st, 2, data, len);
+    else
+        rc = encode_kind(&st, 4, data, len);
+    if (rc != WP_OK) {
+        out->ids.len = n_ids;
+        out->offsets.len = n_off;
+        out->word_ids.len = n_wid;
+    }
+    return rc;
+}

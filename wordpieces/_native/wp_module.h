@@ -1,0 +1,49 @@
+/* Shared declarations of the extension module (see wp_module.c). */
+#ifndef WP_MODULE_H
+#define WP_MODULE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "wp_chartable.h"
+#include "wp_encode.h"
+#include "wp_trie.h"
+
+/* Below this many code points per call, keep the GIL: releasing it costs more. */
+#define WP_RELEASE_GIL_CHARS 2048
+
+typedef struct {
+    PyObject_HEAD
+    wp_chartable table;
+    wp_trie *trie;
+    wp_model model;
+    PyObject *lookup;
+    PyObject *fallback;
+    PyObject **id_objs; /* a cached int per vocabulary id */
+    Py_ssize_t vocab_size;
+    int ready;
+} EncoderObject;
+
+/* One call's texts, its encoded output and where each text's tokens are. */
+typedef struct {
+    PyObject **texts; /* strong references */
+    Py_ssize_t n;
+    int64_t chars;
+    wp_output out;
+    int64_t *row_splits; /* n + 1 */
+    signed char *status; /* WP_OK or WP_NEED_PYTHON per text */
+    int want_offsets;
+    int gc_paused; /* the collector is paused while results are built */
+} batch;
+
+int wp_init_int_cache(void);
+int wp_learn_code_point(EncoderObject *self, uint32_t cp);
+int wp_batch_collect(EncoderObject *self, batch *b, PyObject *const *items, Py_ssize_t n,
+                     int single);
+int wp_batch_encode(EncoderObject *self, batch *b);
+void wp_batch_free(batch *b);
+PyObject *wp_text_result(EncoderObject *self, batch *b, Py_ssize_t i);
+PyObject *wp_batch_lists(EncoderObject *self, batch *b);
+PyObject *wp_batch_arrays(EncoderObject *self, batch *b);
+
+#endif

@@ -1,0 +1,120 @@
+/* WordPiece by LinMaxMatch: a byte trie with failure links and failure pops.
+ *
+ * Song et al., "Fast WordPiece Tokenization" (EMNLP 2021). Two tries share one
+ * double array: T0 holds every token (the first piece of a word may be any token),
+ * T1 holds the continuation tokens with their prefix ("##") removed. Matching a
+ * word of n bytes costs O(n) and gives exactly the greedy longest-match-first split.
+ * Bytes are UTF-8 (with surrogates encoded as 3 bytes, as Python's "surrogatepass"):
+ * since tokens are whole characters, every match ends on a character boundary.
+ * Not handled here: normalization and word splitting (wp_encode.c).
+ */
+#ifndef WP_TRIE_H
+#define WP_TRIE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wp_buf.h"
+
+/* One double-array unit. A node that spells a token carries it, so that popping it
+ * (the common case: most words are one token) reads no other memory. */
+typedef struct {
+    int32_t base, check;
+    int32_t token; /* vocabulary id, or -1 */
+    int32_t tlen;  /* bytes of the word that token covers (prefix excluded) */
+} wp_dat;
+
+typedef struct {
+    int32_t fail;       /* slot to continue from after popping, -1: no split */
+    int32_t pops_start; /* into wp_trie.pops */
+    int32_t pops_count;
+} wp_ninfo;
+
+typedef struct {
+    int32_t id;  /* vocabulary id */
+    int32_t len; /* bytes of the word it covers (prefix excluded) */
+} wp_pop;
+
+typedef struct {
+    wp_dat *dat;
+    wp_ninfo *info;
+    wp_pop *pops;
+    size_t size, npops;
+    int32_t root0, root1;
+} wp_trie;
+
+typedef struct {
+    const uint8_t *bytes;
+    size_t len;
+    int32_t id;
+} wp_token;
+
+/* Build from the vocabulary (tokens[i] has id tokens[i].id) and the continuation
+ * prefix. Returns NULL on out of memory, or if the tables would be unreasonably big. */
+wp_trie *wp_trie_build(const wp_token *tokens, size_t ntokens, const uint8_t *prefix,
+                       size_t prefix_len);
+void wp_trie_free(wp_trie *t);
+
+/* Split word w[0..n) into pieces: ids[k] and the end byte ends[k] of piece k.
+ * Returns the number of pieces (at most n), or -1 when the word has no split. */
+WP_INLINE int64_t wp_trie_match(const wp_trie *t, const uint8_t *w, size_t n, int32_t *ids,
+                                int64_t *ends)
+{
+    const wp_dat *dat = t->dat;
+    const wp_ninfo *info = t->info;
+    const wp_pop *pool = t->pops;
+    int32_t node = t->root0;
+    int64_t np = 0, pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t c = w[i];
+        for (;;) {
+            const int32_t s = dat[node].base + c;
+            if (WP_LIKELY(dat[s].check == node)) {
+                node = s;
+                break;
+            }
+            if (WP_UNLIKELY(np >= (int64_t)n))
+                return -1; /* cannot happen for a well-built trie; never overrun */
+            if (dat[node].token >= 0) { /* pop the token, continue in the suffix trie */
+                pos += dat[node].tlen;
+                ids[np] = dat[node].token;
+                ends[np++] = pos;
+                node = t->root1;
+                continue;
+            }
+            const wp_ninfo *ni = &info[node];
+            if (ni->fail < 0 || np + ni->pops_count > (int64_t)n)
+                return -1;
+            for (int32_t k = 0; k < ni->pops_count; k++) {
+                const wp_pop *p = &pool[ni->pops_start + k];
+                pos += p->len;
+                ids[np] = p->id;
+                ends[np++] = pos;
+            }
+            node = ni->fail;
+        }
+    }
+    while (node != t->root1) {
+        if (WP_UNLIKELY(np >= (int64_t)n))
+            return -1;
+        if (dat[node].token >= 0) {
+            pos += dat[node].tlen;
+            ids[np] = dat[node].token;
+            ends[np++] = pos;
+            break;
+        }
+        const wp_ninfo *ni = &info[node];
+        if (ni->fail < 0 || np + ni->pops_count > (int64_t)n)
+            return -1;
+        for (int32_t k = 0; k < ni->pops_count; k++) {
+            const wp_pop *p = &pool[ni->pops_start + k];
+            pos += p->len;
+            ids[np] = p->id;
+            ends[np++] = pos;
+        }
+        node = ni->fail;
+    }
+    return pos == (int64_t)n ? np : -1;
+}
+
+#endif
