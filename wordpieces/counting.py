@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from .atomic import atomic_write_text
-from .errors import FormatError, WordpiecesError
+from .errors import FormatError, PipelineMismatchError
 from .normalizers import BertNormalizer
 from .pre_tokenizers import BertPreTokenizer
 from .sources import Block, TextStream, block_lines, plan
@@ -41,10 +41,6 @@ ENGINES = ("local", "dask")
 DEFAULT_BLOCKSIZE = 8 << 20
 BATCH_CHARS = 1 << 20  # texts of a stream are sent to workers in batches of this size
 FORMAT_VERSION = 1
-
-
-class PipelineMismatchError(WordpiecesError, ValueError):
-    """Word counts were made with another normalizer or pre-tokenizer than expected."""
 
 
 # ---------------------------------------------------------------- the pipeline

@@ -19,6 +19,10 @@ class TokenizeError(WordpiecesError, ValueError):
     """Text cannot be tokenized as asked (e.g. a piece missing from a closed vocabulary)."""
 
 
+class PipelineMismatchError(WordpiecesError, ValueError):
+    """Word counts were made with another normalizer or pre-tokenizer than expected."""
+
+
 class MissingDependencyError(WordpiecesError, ImportError):
     """An optional extra is needed; the message says which one to install."""
 
