@@ -171,8 +171,26 @@ def _lines(block: Block, f, pos: int) -> Iterator[str]:
         text = _decode(block, data, offset, lines_before)
         if lines_before is not None:
             lines_before += data.count(b"\n")
-        for line in text.split("\n"):
-            yield line[:-1] if line.endswith("\r") else line
+        yield from split_lines(text)
+
+
+def split_lines(text: str) -> list[str]:
+    r"""Split ``text`` at ``\n`` only, dropping a ``\r`` before it; a final ``\n`` ends a line.
+
+    Only ``\n`` ends a line (as in the CLI's reader), so a form feed, U+2028 or a lone
+    ``\r`` stays inside its line. A chunk ends with ``\n`` unless it is the end of the
+    file, so the piece after the last ``\n`` is either empty (no line) or a last line
+    without a newline, whose trailing ``\r`` is text, not a line ending.
+
+    >>> split_lines("a\r\nb\n\nc\r")
+    ['a', 'b', '', 'c\r']
+    """
+    lines = text.split("\n")
+    last = lines.pop()
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    if last:
+        lines.append(last)
+    return lines
 
 
 def _open(block: Block):
