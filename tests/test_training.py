@@ -108,3 +108,12 @@ def test_bad_options_are_named():
         train(iter(["a"]), reserved_tokens=["[PAD]"])
     with pytest.raises(ValueError, match="same option"):
         train(iter(["a"]), reserved_tokens=["[UNK]"], special_tokens=["[PAD]", "[UNK]"])
+
+
+def test_count_options_reach_the_counter():
+    """blocksize and num_proc go to count_words, not to the learner; results do not change."""
+    path = shared_path("corpora", "english", "the-verdict.txt")
+    whole = train(str(path), algorithm="bottom-up", vocab_size=300, progress="none")
+    blocks = train(str(path), algorithm="bottom-up", vocab_size=300, progress="none",
+                   blocksize=4096, num_proc=2)
+    assert blocks.get_vocab() == whole.get_vocab()

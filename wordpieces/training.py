@@ -35,8 +35,8 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
           reserved_tokens: Iterable[str] | None = None,
           special_tokens: Iterable[str] | None = None, unk_token: str = "[UNK]",
           template: str | None = "auto", engine: str = "local", num_proc: int | None = None,
-          scheduler=None, progress="auto", ignore_fingerprint: bool = False,
-          **learn_options) -> Tokenizer:
+          scheduler=None, blocksize: int | None = None, progress="auto",
+          ignore_fingerprint: bool = False, **learn_options) -> Tokenizer:
     """Count ``source``, learn a vocabulary of about ``vocab_size`` tokens, return a Tokenizer.
 
     ``algorithm``: ``"top-down"`` (BERT / TF Text, ``learn_top_down``), ``"bottom-up"``
@@ -44,7 +44,8 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
     ``reserved_tokens`` and ``special_tokens`` are one option under two names (default
     ``[PAD] [UNK] [CLS] [SEP] [MASK]``); they lead the vocabulary and must hold
     ``unk_token``. Other keyword options go to the learner (e.g. ``lower_thresh``,
-    ``min_frequency``). ``progress``: ``"auto"`` (a bar on stderr when it is a terminal),
+    ``min_frequency``). ``engine``, ``num_proc``, ``scheduler`` and ``blocksize`` are
+    ``count_words``' options. ``progress``: ``"auto"`` (a bar on stderr when it is a terminal),
     ``"bar"``, ``"jsonl"``, ``"none"`` or a callable.
 
     >>> tok = train(iter(["the cat sat on the mat"] * 20), vocab_size=40, lower_thresh=1,
@@ -62,7 +63,7 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
     with make_reporter(progress) as reporter:
         counts = _counts(source, normalizer, pre_tokenizer, ignore_fingerprint,
                          engine=engine, num_proc=num_proc, scheduler=scheduler,
-                         progress=reporter)
+                         blocksize=blocksize, progress=reporter)
         vocab = _learn(algorithm, counts, vocab_size, specials, learn_options, reporter)
     if algorithm == "word-level":
         return _word_level_tokenizer(vocab, normalizer, pre_tokenizer, specials, unk_token,
@@ -97,6 +98,8 @@ def _counts(source, normalizer, pre_tokenizer, ignore_fingerprint: bool, **count
         if not ignore_fingerprint:
             counts.check_pipeline(normalizer, pre_tokenizer)
         return counts
+    if count_options.get("blocksize") is None:
+        count_options.pop("blocksize", None)  # count_words' own default
     return count_words(source, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
                        **count_options)
 
