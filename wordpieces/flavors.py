@@ -166,6 +166,20 @@ class Flavor:
                     handle_chinese_chars: bool, lowercase: bool) -> None:
         """Correct ``parts`` (per-character results) where neighbours matter; default: none."""
 
+    def mark_streams(self, text: str, decompose, clean_text: bool,
+                     handle_chinese_chars: bool) -> list[str | None]:
+        """Each character as NFD sees it after cleaning: its decomposition, "" if deleted,
+        None if it became a space or a spaced-out CJK character (a boundary)."""
+        streams: list[str | None] = []
+        for ch in text:
+            if clean_text and self.removed(ch):
+                streams.append("")
+            elif (clean_text and self.to_space(ch)) or (handle_chinese_chars and self.is_cjk(ch)):
+                streams.append(None)
+            else:
+                streams.append(decompose(ch))
+        return streams
+
 
 class BertFlavor(Flavor):
     """google-research/bert ``tokenization.py`` on this Python's ``unicodedata``."""
@@ -206,14 +220,10 @@ class BertFlavor(Flavor):
         # move a kept mark (a spacing mark with a combining class) across characters.
         if _bert_kept_mark_chars().isdisjoint(text):
             return
-        streams: list[str | None] = []
-        for ch in text:
-            if clean_text and self.removed(ch):
-                streams.append("")
-            elif (clean_text and self.to_space(ch)) or (handle_chinese_chars and self.is_cjk(ch)):
-                streams.append(None)
-            else:
-                streams.append(unicodedata.normalize("NFD", ch.lower() if lowercase else ch))
+        def decompose(ch: str) -> str:
+            return unicodedata.normalize("NFD", ch.lower() if lowercase else ch)
+
+        streams = self.mark_streams(text, decompose, clean_text, handle_chinese_chars)
         reorder_marks(streams, parts, lambda cp: unicodedata.combining(chr(cp)),
                       lambda cp: unicodedata.category(chr(cp)) == "Mn", str)
 
@@ -264,14 +274,8 @@ class HuggingFaceFlavor(Flavor):
                     handle_chinese_chars: bool, lowercase: bool) -> None:
         # HF cleans and spaces out CJK before stripping accents: deleted characters
         # vanish from NFD's view, spaces and CJK characters end a run of marks.
-        streams: list[str | None] = []
-        for ch in text:
-            if clean_text and self.removed(ch):
-                streams.append("")
-            elif (clean_text and self.to_space(ch)) or (handle_chinese_chars and self.is_cjk(ch)):
-                streams.append(None)
-            else:
-                streams.append(tables.hf_decompose(ch))
+        streams = self.mark_streams(text, tables.hf_decompose, clean_text,
+                                    handle_chinese_chars)
         finish = tables.hf_lowercase if lowercase else str
         reorder_marks(streams, parts, tables.hf_ccc, tables.hf_is_mark_nonspacing, finish)
 

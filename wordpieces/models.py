@@ -74,7 +74,26 @@ def wordpiece_tokenize(word: str, vocab: Mapping[str, int] | Iterable[str] | Voc
     return [word[s:e] if s == 0 else continuing_subword_prefix + word[s:e] for s, e in spans]
 
 
-class WordPiece:
+class VocabModel:
+    """The vocabulary lookups every model offers (as HF's ``Model``)."""
+
+    vocab: Vocab
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def id_to_token(self, id_: int) -> str | None:
+        return self.vocab.tokens[id_] if 0 <= id_ < len(self.vocab) else None
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.vocab.as_dict()
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+
+class WordPiece(VocabModel):
     """Map a word to WordPiece ids, with a bounded cache of words already seen.
 
     ``max_input_chars_per_word`` counts code points (BERT, Hugging Face);
@@ -138,21 +157,8 @@ class WordPiece:
         tokens = self.vocab.tokens
         return [(tokens[i], i) for i, _, _ in self.pieces(word)]
 
-    def token_to_id(self, token: str) -> int | None:
-        return self.vocab.get(token)
 
-    def id_to_token(self, id_: int) -> str | None:
-        return self.vocab.tokens[id_] if 0 <= id_ < len(self.vocab) else None
-
-    def get_vocab(self) -> dict[str, int]:
-        return self.vocab.as_dict()
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab)
-
-
-class WordLevel:
+class WordLevel(VocabModel):
     """Map a whole word to its id, or to the unknown token's id.
 
     >>> WordLevel(["<unk>", "cat"], unk_token="<unk>").tokenize("dog")
@@ -174,16 +180,3 @@ class WordLevel:
     def tokenize(self, word: str) -> list[tuple[str, int]]:
         i = self.vocab.ids.get(word, self.unk_id)
         return [(self.vocab.tokens[i], i)]
-
-    def token_to_id(self, token: str) -> int | None:
-        return self.vocab.get(token)
-
-    def id_to_token(self, id_: int) -> str | None:
-        return self.vocab.tokens[id_] if 0 <= id_ < len(self.vocab) else None
-
-    def get_vocab(self) -> dict[str, int]:
-        return self.vocab.as_dict()
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab)
