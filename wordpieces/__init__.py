@@ -35,6 +35,7 @@ from .normalizers import (
     StripAccents,
 )
 from .pre_tokenizers import BertPreTokenizer, Split, Whitespace, WhitespaceSplit
+from .pre_tokenizers import Sequence as PreTokenizerSequence
 from .processors import BertProcessing, TemplateProcessing
 from .serialization import load
 from .simple import RegexTokenizer, SimpleTokenizer
@@ -47,7 +48,8 @@ __version__ = "0.1.0"
 __all__ = [
     "AddedToken", "BatchEncoding", "BertNormalizer", "BertPreTokenizer", "BertProcessing",
     "Bundle", "CorpusStats", "Encoding", "FormatError", "Lowercase", "MissingDependencyError",
-    "NFC", "NFD", "NFKC", "NFKD", "NormalizedString", "PipelineMismatchError", "RegexTokenizer",
+    "NFC", "NFD", "NFKC", "NFKD", "NormalizedString", "PipelineMismatchError",
+    "PreTokenizerSequence", "RegexTokenizer",
     "Sequence", "SimpleTokenizer", "Split", "StripAccents", "TemplateProcessing", "TokenizeError",
     "Tokenizer", "Vocab", "VocabError", "WhitespaceSplit", "Whitespace", "WordCounts",
     "WordLevel", "WordPiece", "WordPieceDecoder", "WordpiecesError", "backend",

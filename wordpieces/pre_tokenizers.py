@@ -118,6 +118,25 @@ class Whitespace(PreTokenizer):
         return {"type": "Whitespace"}
 
 
+class Sequence(PreTokenizer):
+    """Apply several pre-tokenizers, each splitting the words of the previous (HF Sequence)."""
+
+    def __init__(self, pretokenizers):
+        self.pretokenizers = list(pretokenizers)
+
+    def split(self, ns: NormalizedString) -> list[tuple[int, int]]:
+        spans = [(0, len(ns.normalized))]
+        for pre in self.pretokenizers:
+            spans = [(s + a, s + b) for s, e in spans
+                     for a, b in pre.split(NormalizedString(ns.original, ns.normalized[s:e],
+                                                            ns.alignments[s:e]))
+                     if b > a]
+        return spans
+
+    def to_config(self) -> dict:
+        return {"type": "Sequence", "pretokenizers": [p.to_config() for p in self.pretokenizers]}
+
+
 BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
 
 

@@ -23,7 +23,6 @@ from .atomic import atomic_write_text
 from .decoders import WordPieceDecoder
 from .errors import FormatError, VocabError
 from .flavors import FLAVORS
-from .normalizers import NormalizedString
 from .padding import PaddingParams, TruncationParams
 from .processors import BertProcessing, Piece, SpecialTokenSpec, TemplateProcessing
 from .strict_json import Node, parse_json
@@ -282,7 +281,7 @@ def pre_tokenizer_from(node: Node, flavor: str):
     if kind == "BertPreTokenizer":
         return pre_tokenizers.BertPreTokenizer(flavor=flavor)
     if kind == "Sequence":
-        return SequencePreTokenizer([pre_tokenizer_from(n, flavor)
+        return pre_tokenizers.Sequence([pre_tokenizer_from(n, flavor)
                                      for n in node.child("pretokenizers").elements()])
     if kind == "Split":
         pattern = node.child("pattern")
@@ -298,25 +297,6 @@ def pre_tokenizer_from(node: Node, flavor: str):
         except ValueError as e:
             pattern.fail(str(e))
     return getattr(pre_tokenizers, kind)()
-
-
-class SequencePreTokenizer(pre_tokenizers.PreTokenizer):
-    """Apply several pre-tokenizers, each splitting the words of the previous (HF Sequence)."""
-
-    def __init__(self, pretokenizers):
-        self.pretokenizers = list(pretokenizers)
-
-    def split(self, ns: NormalizedString) -> list[tuple[int, int]]:
-        spans = [(0, len(ns.normalized))]
-        for pre in self.pretokenizers:
-            spans = [(s + a, s + b) for s, e in spans
-                     for a, b in pre.split(NormalizedString(ns.original, ns.normalized[s:e],
-                                                            ns.alignments[s:e]))
-                     if b > a]
-        return spans
-
-    def to_config(self) -> dict:
-        return {"type": "Sequence", "pretokenizers": [p.to_config() for p in self.pretokenizers]}
 
 
 def processor_from(node: Node):
