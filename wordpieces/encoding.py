@@ -244,8 +244,10 @@ class Encoding:
         ids, tokens, offsets, word_ids, type_ids, special, attention = ([] for _ in range(7))
         ranges: dict[int, tuple[int, int]] = {}
         for part in parts:
-            n = len(ids)
-            ranges.update((seq, (n + s, n + e)) for seq, (s, e) in part.sequence_ranges.items())
+            if part.sequence_ranges:
+                n = len(ids)
+                for seq, (s, e) in part.sequence_ranges.items():
+                    ranges[seq] = (n + s, n + e)
             ids += part.ids
             tokens += part.tokens
             offsets += part.offsets
