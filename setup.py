@@ -16,8 +16,11 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCES = ["wp_module.c", "wp_batch.c", "wp_encode.c", "wp_trie.c", "wp_chartable.c"]
-UNIX_FLAGS = ["-O3", "-std=c99", "-fvisibility=hidden"]
+SOURCES = ["wp_module.c", "wp_batch.c", "wp_encode.c", "wp_trie.c", "wp_chartable.c",
+           "wp_threads.c"]
+HEADERS = ["wp_buf.h", "wp_chartable.h", "wp_encode.h", "wp_module.h", "wp_threads.h",
+           "wp_trie.h"]
+UNIX_FLAGS = ["-O3", "-std=c99", "-fvisibility=hidden", "-pthread"]
 
 
 def _flag(name: str) -> bool:
@@ -31,6 +34,7 @@ class OptionalBuildExt(build_ext):
         if self.compiler.compiler_type == "unix":
             for ext in self.extensions:
                 ext.extra_compile_args = UNIX_FLAGS + ext.extra_compile_args
+                ext.extra_link_args = ["-pthread"] + ext.extra_link_args
         super().build_extensions()
 
     def run(self):
@@ -57,8 +61,7 @@ if not _flag("WORDPIECES_NO_NATIVE"):
     ext_modules.append(Extension(
         "wordpieces._native._core",
         sources=[f"wordpieces/_native/{name}" for name in SOURCES],
-        depends=[f"wordpieces/_native/{name}" for name in
-                 ("wp_buf.h", "wp_chartable.h", "wp_encode.h", "wp_trie.h", "wp_module.h")],
+        depends=[f"wordpieces/_native/{name}" for name in HEADERS],
     ))
 
 setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalBuildExt})

@@ -19,7 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 NATIVE = REPO / "wordpieces" / "_native"
 FLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
-         "-fno-omit-frame-pointer", "-g", "-O1", "-std=c99"]
+         "-fno-omit-frame-pointer", "-g", "-O1", "-std=c99", "-pthread"]
 # Under the sanitizers Python itself runs slower: keep the C paths, thin out the repeats
 # (test_native.py runs everything at full size).
 SELECTION = ("not corpora or uncased.vocab.txt-huggingface or "

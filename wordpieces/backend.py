@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import importlib
 import os
-import threading
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 from .errors import MissingDependencyError, require
@@ -39,7 +37,6 @@ except ImportError as e:  # e.g. built for another Python
     _core, _NATIVE_ERROR = None, f"native extension failed to load: {e}"
 
 BACKENDS = ("auto", "native", "python")
-MIN_CHUNK_CHARS = 1 << 16  # smaller chunks cost more in thread hand-offs than they save
 
 
 class IdsArrays(NamedTuple):
@@ -124,7 +121,7 @@ def _native_can_run(reference: WordEncoder) -> bool:
 
 
 class _Batching:
-    """Batch methods shared by both backends; subclasses implement ``_encode_chunk``."""
+    """Batch methods shared by both backends; subclasses implement ``_encode_texts``."""
 
     releases_gil = False
 
@@ -140,21 +137,26 @@ class _Batching:
 
     def _encode_many(self, texts, num_threads, *, offsets: bool, arrays: bool):
         texts = texts if isinstance(texts, list | tuple) else list(texts)
-        threads = _thread_count(num_threads) if self.releases_gil else 1
+        threads = _thread_count(num_threads)
+        if not self.releases_gil:
+            threads = 1  # threads would only take turns holding the GIL
         if arrays:
-            require("numpy", "numpy")
-        chunks = _chunks(texts, threads) if threads > 1 else [texts]
-        if len(chunks) <= 1:
-            parts = [self._encode_chunk(texts, offsets, arrays)]
-        else:
-            pool = _pool(threads)
-            parts = list(pool.map(lambda c: self._encode_chunk(c, offsets, arrays), chunks))
-        if arrays:
-            return _join_arrays(parts, offsets)
-        return parts[0] if len(parts) == 1 else [r for part in parts for r in part]
+            np = require("numpy", "numpy")
+            return self._as_numpy(self._encode_texts(texts, offsets, True, threads), offsets, np)
+        return self._encode_texts(texts, offsets, False, threads)
 
-    def _encode_chunk(self, texts: Sequence[str], offsets: bool, arrays: bool):
+    def _encode_texts(self, texts: Sequence[str], offsets: bool, arrays: bool, threads: int):
         raise NotImplementedError
+
+    @staticmethod
+    def _as_numpy(columns: tuple, offsets: bool, np):
+        """Wrap flat columns (bytearrays from C, arrays from Python) as numpy arrays."""
+        dtypes = (np.int32, np.int64, np.int32, np.int64) if offsets else (np.int32, np.int64)
+        ids, *rest = [np.frombuffer(c, dtype=dt) if isinstance(c, bytearray) else c
+                      for c, dt in zip(columns, dtypes, strict=True)]
+        if not offsets:
+            return IdsArrays(ids, rest[0])
+        return EncodingArrays(ids, rest[0].reshape(-1, 2), rest[1], rest[2])
 
 
 class PythonWordEncoder(_Batching, WordEncoder):
@@ -162,7 +164,7 @@ class PythonWordEncoder(_Batching, WordEncoder):
 
     releases_gil = False  # threads would only take turns
 
-    def _encode_chunk(self, texts, offsets: bool, arrays: bool):
+    def _encode_texts(self, texts, offsets: bool, arrays: bool, threads: int):
         for i, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{i}] must be str, not {type(text).__name__}")
@@ -176,7 +178,7 @@ class PythonWordEncoder(_Batching, WordEncoder):
 class NativeWordEncoder(_Batching):
     """The fused BERT pipeline in C, with the Python reference for complex texts."""
 
-    releases_gil = True  # on batches, and on texts of 2048+ characters
+    releases_gil = True  # batches run on native threads; texts of 2048+ characters too
 
     def __init__(self, reference: WordEncoder):
         self.reference = reference
@@ -199,8 +201,8 @@ class NativeWordEncoder(_Batching):
         """Return only the ids (no offsets are built)."""
         return self._core.encode_ids(text)
 
-    def _encode_chunk(self, texts, offsets: bool, arrays: bool):
-        return self._core.encode_batch(texts, offsets, arrays)
+    def _encode_texts(self, texts, offsets: bool, arrays: bool, threads: int):
+        return self._core.encode_batch(texts, offsets, arrays, threads)
 
     def _lookup(self, cp: int) -> tuple[str, bytes]:
         """Teach the C table one character: its class and what it normalizes to."""
@@ -223,52 +225,6 @@ def _thread_count(num_threads: int | None) -> int:
     if not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1:
         raise ValueError(f"num_threads must be a positive int or None, not {num_threads!r}")
     return num_threads
-
-
-def _chunks(texts: Sequence[str], threads: int) -> list[Sequence[str]]:
-    """Cut texts into contiguous chunks of similar size, a few per thread."""
-    total = sum(len(t) if isinstance(t, str) else 0 for t in texts)
-    target = max(MIN_CHUNK_CHARS, total // (threads * 4) + 1)
-    chunks, start, size = [], 0, 0
-    for i, text in enumerate(texts):
-        size += len(text) if isinstance(text, str) else 0
-        if size >= target:
-            chunks.append(texts[start:i + 1])
-            start, size = i + 1, 0
-    if start < len(texts) or not chunks:
-        chunks.append(texts[start:])
-    return chunks
-
-
-_POOLS: dict[int, ThreadPoolExecutor] = {}
-_POOLS_LOCK = threading.Lock()
-
-
-def _pool(threads: int) -> ThreadPoolExecutor:
-    with _POOLS_LOCK:
-        pool = _POOLS.get(threads)
-        if pool is None:
-            pool = _POOLS[threads] = ThreadPoolExecutor(threads,
-                                                        thread_name_prefix="wordpieces")
-        return pool
-
-
-def _join_arrays(parts: list, offsets: bool):
-    """Join per-chunk byte arrays (native) or arrays (Python) into one result."""
-    np = require("numpy", "numpy")
-    dtypes = ((np.int32, np.int64, np.int32, np.int64) if offsets else (np.int32, np.int64))
-    columns = [[np.frombuffer(p[k], dtype=dt) if isinstance(p[k], bytearray) else p[k]
-                for p in parts] for k, dt in enumerate(dtypes)]
-    splits = columns[-1]
-    row_splits = splits[0]
-    if len(parts) > 1:
-        shifts = np.cumsum([s[-1] for s in splits[:-1]])  # tokens before each chunk
-        row_splits = np.concatenate([splits[0]] + [s[1:] + shift for s, shift
-                                                   in zip(splits[1:], shifts, strict=True)])
-    flat = [c[0] if len(c) == 1 else np.concatenate(c) for c in columns[:-1]]
-    if not offsets:
-        return IdsArrays(flat[0], row_splits)
-    return EncodingArrays(flat[0], flat[1].reshape(-1, 2), flat[2], row_splits)
 
 
 def _ids_arrays_from_lists(results: list[list[int]]) -> tuple:

@@ -123,36 +123,121 @@ int wp_batch_collect(EncoderObject *self, batch *b, PyObject *const *items, Py_s
 
 /* ------------------------------------------------------------ phase 2: encode */
 
-static int batch_encode_nogil(const wp_model *m, batch *b)
+/* Below this many code points per thread, more threads cost more than they save. */
+#define WP_MIN_CHARS_PER_THREAD 16384
+
+/* One thread's share of a batch: texts [start, end), encoded into its own output. */
+typedef struct {
+    const wp_model *m;
+    batch *b;
+    Py_ssize_t start, end;
+    wp_output out;
+    int rc;
+} part;
+
+/* Runs without the GIL: reads only immutable strings and the learned table. */
+static void encode_part(void *arg)
 {
+    part *p = arg;
+    batch *b = p->b;
     wp_scratch s;
     memset(&s, 0, sizeof(s));
-    int rc = WP_OK;
-    for (Py_ssize_t i = 0; i < b->n; i++) {
+    p->rc = WP_OK;
+    for (Py_ssize_t i = p->start; i < p->end; i++) {
         PyObject *t = b->texts[i];
-        b->row_splits[i] = (int64_t)b->out.ids.len;
-        rc = wp_encode_text(m, PyUnicode_KIND(t), PyUnicode_DATA(t), PyUnicode_GET_LENGTH(t),
-                            b->want_offsets, &s, &b->out);
-        if (rc == WP_NOMEM)
+        b->row_splits[i] = (int64_t)p->out.ids.len;
+        int rc = wp_encode_text(p->m, PyUnicode_KIND(t), PyUnicode_DATA(t),
+                                PyUnicode_GET_LENGTH(t), b->want_offsets, &s, &p->out);
+        if (rc == WP_NOMEM) {
+            p->rc = rc;
             break;
+        }
         b->status[i] = (signed char)rc;
-        rc = WP_OK;
     }
-    b->row_splits[b->n] = (int64_t)b->out.ids.len;
     wp_scratch_free(&s);
+}
+
+/* Cut the texts into n contiguous shares of about the same number of code points. */
+static void split_parts(batch *b, part *parts, int n)
+{
+    Py_ssize_t i = 0;
+    int64_t seen = 0;
+    for (int k = 0; k < n; k++) {
+        parts[k].b = b;
+        parts[k].start = i;
+        int64_t goal = b->chars * (k + 1) / n;
+        while (i < b->n && (seen < goal || k == n - 1))
+            seen += PyUnicode_GET_LENGTH(b->texts[i++]);
+        parts[k].end = i;
+    }
+}
+
+static int append_part(wp_output *dst, const wp_output *src)
+{
+    if (wp_i32_reserve(&dst->ids, src->ids.len) || wp_i64_reserve(&dst->offsets, src->offsets.len) ||
+        wp_i32_reserve(&dst->word_ids, src->word_ids.len))
+        return -1;
+    if (src->ids.len)
+        memcpy(dst->ids.data + dst->ids.len, src->ids.data, src->ids.len * sizeof(int32_t));
+    if (src->offsets.len)
+        memcpy(dst->offsets.data + dst->offsets.len, src->offsets.data,
+               src->offsets.len * sizeof(int64_t));
+    if (src->word_ids.len)
+        memcpy(dst->word_ids.data + dst->word_ids.len, src->word_ids.data,
+               src->word_ids.len * sizeof(int32_t));
+    dst->ids.len += src->ids.len;
+    dst->offsets.len += src->offsets.len;
+    dst->word_ids.len += src->word_ids.len;
+    return 0;
+}
+
+/* Concatenate the shares into b->out, shifting their row splits. */
+static int join_parts(batch *b, part *parts, int n)
+{
+    int rc = WP_OK;
+    for (int k = 0; k < n; k++)
+        if (parts[k].rc != WP_OK)
+            rc = parts[k].rc;
+    b->out = parts[0].out;
+    memset(&parts[0].out, 0, sizeof(wp_output));
+    for (int k = 1; k < n && rc == WP_OK; k++) {
+        int64_t base = (int64_t)b->out.ids.len;
+        for (Py_ssize_t i = parts[k].start; i < parts[k].end; i++)
+            b->row_splits[i] += base;
+        if (append_part(&b->out, &parts[k].out))
+            rc = WP_NOMEM;
+    }
+    for (int k = 1; k < n; k++)
+        wp_output_free(&parts[k].out);
+    b->row_splits[b->n] = (int64_t)b->out.ids.len;
     return rc;
 }
 
-int wp_batch_encode(EncoderObject *self, batch *b)
+int wp_batch_encode(EncoderObject *self, batch *b, int threads)
 {
-    int rc;
+    int64_t most = b->chars / WP_MIN_CHARS_PER_THREAD;
+    int n = threads < 1 ? 1 : threads;
+    if (n > most)
+        n = most > 1 ? (int)most : 1;
+    if (n > b->n)
+        n = b->n > 1 ? (int)b->n : 1;
+    part *parts = PyMem_Calloc((size_t)n, sizeof(part));
+    if (!parts) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int k = 0; k < n; k++)
+        parts[k].m = &self->model;
+    split_parts(b, parts, n);
     if (b->chars >= WP_RELEASE_GIL_CHARS) {
         Py_BEGIN_ALLOW_THREADS
-        rc = batch_encode_nogil(&self->model, b);
+        wp_run_parallel(encode_part, parts, sizeof(part), n);
         Py_END_ALLOW_THREADS
     } else {
-        rc = batch_encode_nogil(&self->model, b);
+        encode_part(parts);
     }
+    int rc = join_parts(b, parts, n);
+    PyMem_Free(parts);
     if (rc == WP_NOMEM) {
         PyErr_NoMemory();
         return -1;

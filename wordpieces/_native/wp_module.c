@@ -9,8 +9,8 @@
  * texts; without the GIL, encode them all (wp_encode.c); with the GIL, build Python
  * lists or flat byte arrays (ids int32, offsets int64 pairs, word ids int32, row
  * splits int64) that the Python side wraps as numpy arrays.
- * Not handled here: threads (the Python wrapper runs chunks in a thread pool; each
- * call releases the GIL), special tokens, padding.
+ * With threads > 1 the GIL-free phase runs on native threads (wp_threads.c).
+ * Not handled here: special tokens, padding (the Python ``Tokenizer``).
  */
 #include "wp_module.h"
 
@@ -33,7 +33,7 @@ static PyObject *encode_one(EncoderObject *self, PyObject *text, int want_offset
     memset(&b, 0, sizeof(b));
     b.want_offsets = want_offsets;
     PyObject *res = NULL;
-    if (wp_batch_collect(self, &b, &text, 1, 1) == 0 && wp_batch_encode(self, &b) == 0)
+    if (wp_batch_collect(self, &b, &text, 1, 1) == 0 && wp_batch_encode(self, &b, 1) == 0)
         res = wp_text_result(self, &b, 0);
     wp_batch_free(&b);
     return res;
@@ -51,13 +51,17 @@ static PyObject *Encoder_encode(EncoderObject *self, PyObject *text)
 
 static PyObject *Encoder_encode_batch(EncoderObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"texts", "offsets", "arrays", NULL};
+    static char *kwlist[] = {"texts", "offsets", "arrays", "threads", NULL};
     PyObject *texts;
-    int want_offsets = 0, arrays = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|pp:encode_batch", kwlist, &texts,
-                                     &want_offsets, &arrays) ||
+    int want_offsets = 0, arrays = 0, threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|ppi:encode_batch", kwlist, &texts,
+                                     &want_offsets, &arrays, &threads) ||
         !encoder_ready(self))
         return NULL;
+    if (threads < 1 || threads > 1024) {
+        PyErr_Format(PyExc_ValueError, "threads must be 1 to 1024, not %d", threads);
+        return NULL;
+    }
     PyObject *tuple = PySequence_Tuple(texts); /* immune to changes of a list */
     if (!tuple)
         return NULL;
@@ -66,7 +70,7 @@ static PyObject *Encoder_encode_batch(EncoderObject *self, PyObject *args, PyObj
     b.want_offsets = want_offsets;
     PyObject *res = NULL;
     if (wp_batch_collect(self, &b, &PyTuple_GET_ITEM(tuple, 0), PyTuple_GET_SIZE(tuple), 0) == 0 &&
-        wp_batch_encode(self, &b) == 0)
+        wp_batch_encode(self, &b, threads) == 0)
         res = arrays ? wp_batch_arrays(self, &b) : wp_batch_lists(self, &b);
     wp_batch_free(&b);
     Py_DECREF(tuple);
@@ -208,8 +212,8 @@ static PyMethodDef Encoder_methods[] = {
      "encode(text) -> (ids, offsets, word_ids)"},
     {"encode_batch", (PyCFunction)(void (*)(void))Encoder_encode_batch,
      METH_VARARGS | METH_KEYWORDS,
-     "encode_batch(texts, offsets=False, arrays=False) -> list of results, or bytearrays\n"
-     "(ids int32, [offsets int64 pairs, word_ids int32,] row_splits int64)"},
+     "encode_batch(texts, offsets=False, arrays=False, threads=1) -> list of results, or\n"
+     "bytearrays (ids int32, [offsets int64 pairs, word_ids int32,] row_splits int64)"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Encoder_getset[] = {

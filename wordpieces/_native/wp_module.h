@@ -7,6 +7,7 @@
 
 #include "wp_chartable.h"
 #include "wp_encode.h"
+#include "wp_threads.h"
 #include "wp_trie.h"
 
 /* Below this many code points per call, keep the GIL: releasing it costs more. */
@@ -40,7 +41,7 @@ int wp_init_int_cache(void);
 int wp_learn_code_point(EncoderObject *self, uint32_t cp);
 int wp_batch_collect(EncoderObject *self, batch *b, PyObject *const *items, Py_ssize_t n,
                      int single);
-int wp_batch_encode(EncoderObject *self, batch *b);
+int wp_batch_encode(EncoderObject *self, batch *b, int threads);
 void wp_batch_free(batch *b);
 PyObject *wp_text_result(EncoderObject *self, batch *b, Py_ssize_t i);
 PyObject *wp_batch_lists(EncoderObject *self, batch *b);
