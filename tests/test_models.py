@@ -103,3 +103,9 @@ def test_cached_model_equals_function(word):
     model = WordPiece(vocab)
     assert [t for t, _ in model.tokenize(word)] == wordpiece_tokenize(word, vocab)
     assert [t for t, _ in model.tokenize(word)] == wordpiece_tokenize(word, vocab)
+
+
+def test_word_start_piece_may_begin_with_the_prefix():
+    """A word that itself starts with '##' can match a vocabulary entry whole (as HF/BERT)."""
+    model = WordPiece(["[UNK]", "##abc", "x"])
+    assert model.tokenize("##abc") == [("##abc", 1)]

@@ -124,9 +124,9 @@ class WordPiece(VocabModel):
         self._cache: dict[str, tuple[tuple[int, int, int], ...]] = {}
 
     def _longest_token_chars(self) -> int:
-        plen = len(self.continuing_subword_prefix)
-        return max((len(t) - plen if t.startswith(self.continuing_subword_prefix) else len(t))
-                   for t in self.vocab.tokens)
+        # A bound on any piece's length: a word-start piece may itself begin with the
+        # prefix characters, so count whole tokens (an over-estimate only costs lookups).
+        return max(len(t) for t in self.vocab.tokens)
 
     def _too_long(self, word: str) -> bool:
         if self.max_input_bytes_per_word is not None:

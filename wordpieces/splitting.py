@@ -15,6 +15,7 @@ Not handled here: special tokens, pairs, padding (``tokenizer``, ``processors``)
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .normalizers import BertNormalizer, NormalizedString, Normalizer
@@ -102,8 +103,7 @@ class WordEncoder:
     def _false_space_pattern(self) -> re.Pattern:
         # Characters str.split() cuts on but the pipeline does not treat as spaces
         # (e.g. U+001C, which BERT deletes, gluing its neighbours).
-        false = [ch for ch in map(chr, range(0x110000)) if ch.isspace()
-                 and self._classes[ord(ch)] != SPACE]
+        false = [ch for ch in _python_spaces() if self._classes[ord(ch)] != SPACE]
         return re.compile("[" + "".join(re.escape(ch) for ch in false) + "]" if false else "(?!)")
 
     # ------------------------------------------------------------ words
@@ -177,6 +177,12 @@ class WordEncoder:
 
     def _word_char(self, ch: str) -> str:
         return self.normalizer.mapped(ch).strip(" ")  # type: ignore[union-attr]
+
+
+@functools.cache
+def _python_spaces() -> tuple[str, ...]:
+    """Every character ``str.split()`` cuts on (computed once: it scans all code points)."""
+    return tuple(ch for ch in map(chr, range(0x110000)) if ch.isspace())
 
 
 def _collect(words) -> tuple[list[int], list[tuple[int, int]], list[int]]:
