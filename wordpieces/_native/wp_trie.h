@@ -55,14 +55,29 @@ wp_trie *wp_trie_build(const wp_token *tokens, size_t ntokens, const uint8_t *pr
                        size_t prefix_len);
 void wp_trie_free(wp_trie *t);
 
+/* Follow node's failure link: emit its failure pops (pieces ending at *pos) and return
+ * the node to continue from, or -1 when it has no link or the pops would not fit. */
+WP_INLINE int32_t wp_trie_fail(const wp_trie *t, int32_t node, size_t n, int32_t *ids,
+                               int64_t *ends, int64_t *np, int64_t *pos)
+{
+    const wp_ninfo *ni = &t->info[node];
+    if (ni->fail < 0 || *np + ni->pops_count > (int64_t)n)
+        return -1;
+    for (int32_t k = 0; k < ni->pops_count; k++) {
+        const wp_pop *p = &t->pops[ni->pops_start + k];
+        *pos += p->len;
+        ids[*np] = p->id;
+        ends[(*np)++] = *pos;
+    }
+    return ni->fail;
+}
+
 /* Split word w[0..n) into pieces: ids[k] and the end byte ends[k] of piece k.
  * Returns the number of pieces (at most n), or -1 when the word has no split. */
 WP_INLINE int64_t wp_trie_match(const wp_trie *t, const uint8_t *w, size_t n, int32_t *ids,
                                 int64_t *ends)
 {
     const wp_dat *dat = t->dat;
-    const wp_ninfo *info = t->info;
-    const wp_pop *pool = t->pops;
     int32_t node = t->root0;
     int64_t np = 0, pos = 0;
     for (size_t i = 0; i < n; i++) {
@@ -82,16 +97,9 @@ WP_INLINE int64_t wp_trie_match(const wp_trie *t, const uint8_t *w, size_t n, in
                 node = t->root1;
                 continue;
             }
-            const wp_ninfo *ni = &info[node];
-            if (ni->fail < 0 || np + ni->pops_count > (int64_t)n)
+            node = wp_trie_fail(t, node, n, ids, ends, &np, &pos);
+            if (node < 0)
                 return -1;
-            for (int32_t k = 0; k < ni->pops_count; k++) {
-                const wp_pop *p = &pool[ni->pops_start + k];
-                pos += p->len;
-                ids[np] = p->id;
-                ends[np++] = pos;
-            }
-            node = ni->fail;
         }
     }
     while (node != t->root1) {
@@ -103,16 +111,9 @@ WP_INLINE int64_t wp_trie_match(const wp_trie *t, const uint8_t *w, size_t n, in
             ends[np++] = pos;
             break;
         }
-        const wp_ninfo *ni = &info[node];
-        if (ni->fail < 0 || np + ni->pops_count > (int64_t)n)
+        node = wp_trie_fail(t, node, n, ids, ends, &np, &pos);
+        if (node < 0)
             return -1;
-        for (int32_t k = 0; k < ni->pops_count; k++) {
-            const wp_pop *p = &pool[ni->pops_start + k];
-            pos += p->len;
-            ids[np] = p->id;
-            ends[np++] = pos;
-        }
-        node = ni->fail;
     }
     return pos == (int64_t)n ? np : -1;
 }
