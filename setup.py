@@ -17,7 +17,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCES = ["wp_module.c", "wp_batch.c", "wp_encode.c", "wp_trie.c", "wp_chartable.c",
-           "wp_threads.c"]
+           "wp_threads.c", "wp_columns.c"]
 HEADERS = ["wp_buf.h", "wp_chartable.h", "wp_encode.h", "wp_module.h", "wp_threads.h",
            "wp_trie.h"]
 UNIX_FLAGS = ["-O3", "-std=c99", "-fvisibility=hidden", "-pthread"]

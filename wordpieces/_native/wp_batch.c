@@ -278,6 +278,11 @@ WP_INLINE PyObject *new_int(int64_t v)
     return PyLong_FromLongLong((long long)v);
 }
 
+PyObject *wp_new_int(int64_t v)
+{
+    return new_int(v);
+}
+
 static PyObject *ids_list(EncoderObject *self, const int32_t *ids, int64_t n)
 {
     PyObject *list = PyList_New((Py_ssize_t)n);

@@ -236,9 +236,18 @@ static PyTypeObject EncoderType = {
     .tp_getset = Encoder_getset,
 };
 
+static PyMethodDef core_functions[] = {
+    {"int_list", wp_int_list, METH_VARARGS,
+     "int_list(int32 column, start, stop, before, after) -> list"},
+    {"pair_list", wp_pair_list, METH_VARARGS,
+     "pair_list(int64 pair column, start, stop, before, after) -> list of tuples"},
+    {"name_list", wp_name_list, METH_VARARGS,
+     "name_list(int32 column, start, stop, names, before, after) -> list of names[id]"},
+    {NULL, NULL, 0, NULL}};
+
 static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT, "_core",
-    "Native hot path of wordpieces (see wordpieces/backend.py).", -1, NULL,
+    "Native hot path of wordpieces (see wordpieces/backend.py).", -1, core_functions,
     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__core(void)

@@ -46,5 +46,11 @@ void wp_batch_free(batch *b);
 PyObject *wp_text_result(EncoderObject *self, batch *b, Py_ssize_t i);
 PyObject *wp_batch_lists(EncoderObject *self, batch *b);
 PyObject *wp_batch_arrays(EncoderObject *self, batch *b);
+PyObject *wp_new_int(int64_t v);
+
+/* wp_columns.c: one row of a batch's flat columns as a list */
+PyObject *wp_int_list(PyObject *module, PyObject *args);
+PyObject *wp_pair_list(PyObject *module, PyObject *args);
+PyObject *wp_name_list(PyObject *module, PyObject *args);
 
 #endif

@@ -1,0 +1,141 @@
+/* Build the Python lists of one row of a batch's flat columns (see backend.ColumnTokens).
+ *
+ * A native batch keeps its output as flat byte arrays (ids int32, offsets int64
+ * pairs, word ids int32); a LazyEncoding reads one row of them when a list is first
+ * asked for. These functions build that list in one pass, with the layout's extra
+ * items (special tokens, padding) before and after it, instead of the three or four
+ * intermediate lists the same work takes in Python.
+ * Not handled here: which items go around a row (lazy_encoding.Layout).
+ */
+#include "wp_module.h"
+
+/* The buffer of `obj` as `width`-byte items, with [start, stop) checked against it. */
+static int row_view(PyObject *obj, Py_ssize_t width, Py_ssize_t start, Py_ssize_t stop,
+                    Py_buffer *view)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (start < 0 || stop < start || stop > view->len / width) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_IndexError, "row [%zd, %zd) is outside a column of %zd items",
+                     start, stop, view->len / width);
+        return -1;
+    }
+    return 0;
+}
+
+/* A new list of len(before) + n + len(after) items, `before` and `after` filled in. */
+static PyObject *framed_list(PyObject *before, PyObject *after, Py_ssize_t n)
+{
+    if (!PyTuple_Check(before) || !PyTuple_Check(after)) {
+        PyErr_SetString(PyExc_TypeError, "before and after must be tuples");
+        return NULL;
+    }
+    Py_ssize_t nb = PyTuple_GET_SIZE(before), na = PyTuple_GET_SIZE(after);
+    PyObject *list = PyList_New(nb + n + na);
+    if (!list)
+        return NULL;
+    for (Py_ssize_t i = 0; i < nb; i++) {
+        PyObject *x = PyTuple_GET_ITEM(before, i);
+        Py_INCREF(x);
+        PyList_SET_ITEM(list, i, x);
+    }
+    for (Py_ssize_t i = 0; i < na; i++) {
+        PyObject *x = PyTuple_GET_ITEM(after, i);
+        Py_INCREF(x);
+        PyList_SET_ITEM(list, nb + n + i, x);
+    }
+    return list;
+}
+
+/* int_list(column, start, stop, before, after) -> before + column[start:stop] + after */
+PyObject *wp_int_list(PyObject *module, PyObject *args)
+{
+    PyObject *column, *before, *after;
+    Py_ssize_t start, stop;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "OnnOO:int_list", &column, &start, &stop, &before, &after) ||
+        row_view(column, sizeof(int32_t), start, stop, &view) < 0)
+        return NULL;
+    PyObject *list = framed_list(before, after, stop - start);
+    const int32_t *v = (const int32_t *)view.buf;
+    Py_ssize_t nb = list ? PyTuple_GET_SIZE(before) : 0;
+    for (Py_ssize_t i = start; list && i < stop; i++) {
+        PyObject *x = wp_new_int(v[i]);
+        if (!x)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, nb + i - start, x);
+    }
+    PyBuffer_Release(&view);
+    return list;
+}
+
+static PyObject *pair(int64_t a, int64_t b)
+{
+    PyObject *x = wp_new_int(a), *y = x ? wp_new_int(b) : NULL;
+    PyObject *t = y ? PyTuple_New(2) : NULL;
+    if (!t) {
+        Py_XDECREF(x);
+        Py_XDECREF(y);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(t, 0, x);
+    PyTuple_SET_ITEM(t, 1, y);
+    /* Two ints can never be part of a reference cycle: keep the collector from
+     * scanning the tuple (CPython untracks such tuples itself, but only once a
+     * collection has looked at them; hundreds of thousands make it run often). */
+    PyObject_GC_UnTrack(t);
+    return t;
+}
+
+/* pair_list(column, start, stop, before, after): int64 pairs [start, stop) as tuples */
+PyObject *wp_pair_list(PyObject *module, PyObject *args)
+{
+    PyObject *column, *before, *after;
+    Py_ssize_t start, stop;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "OnnOO:pair_list", &column, &start, &stop, &before, &after) ||
+        row_view(column, 2 * sizeof(int64_t), start, stop, &view) < 0)
+        return NULL;
+    PyObject *list = framed_list(before, after, stop - start);
+    const int64_t *v = (const int64_t *)view.buf;
+    Py_ssize_t nb = list ? PyTuple_GET_SIZE(before) : 0;
+    for (Py_ssize_t i = start; list && i < stop; i++) {
+        PyObject *t = pair(v[2 * i], v[2 * i + 1]);
+        if (!t)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, nb + i - start, t);
+    }
+    PyBuffer_Release(&view);
+    return list;
+}
+
+/* name_list(column, start, stop, names, before, after): names[id] for each int32 id */
+PyObject *wp_name_list(PyObject *module, PyObject *args)
+{
+    PyObject *column, *names, *before, *after;
+    Py_ssize_t start, stop;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "OnnO!OO:name_list", &column, &start, &stop, &PyList_Type,
+                          &names, &before, &after) ||
+        row_view(column, sizeof(int32_t), start, stop, &view) < 0)
+        return NULL;
+    PyObject *list = framed_list(before, after, stop - start);
+    const int32_t *v = (const int32_t *)view.buf;
+    Py_ssize_t nb = list ? PyTuple_GET_SIZE(before) : 0;
+    for (Py_ssize_t i = start; list && i < stop; i++) {
+        if (v[i] < 0 || v[i] >= PyList_GET_SIZE(names)) {
+            PyErr_Format(PyExc_IndexError, "id %d has no token (vocabulary of %zd)", v[i],
+                         PyList_GET_SIZE(names));
+            Py_CLEAR(list);
+            break;
+        }
+        PyObject *x = PyList_GET_ITEM(names, v[i]);
+        Py_INCREF(x);
+        PyList_SET_ITEM(list, nb + i - start, x);
+    }
+    PyBuffer_Release(&view);
+    return list;
+}
