@@ -102,6 +102,23 @@ def assert_same(native, reference: WordEncoder, texts: list[str]) -> None:
         assert native.encode(text) == e, f"encode differs on {text!r}"
         assert native.encode_ids(text) == e[0], f"encode_ids differs on {text!r}"
     assert_arrays_match(native.encode_batch(texts, num_threads=1, as_numpy=True), expected)
+    assert_raw_match(native.encode_batch_raw(texts, num_threads=1), expected)
+    assert_raw_match([reference.encode_raw(t) for t in texts], expected)
+
+
+def assert_raw_match(raws, expected) -> None:
+    """Raw tokens (what a LazyEncoding reads) give the lists, with extras around them."""
+    assert len(raws) == len(expected)
+    names = [f"t{i}" for i in range(max((max(e[0], default=0) for e in expected),
+                                        default=0) + 1)]
+    for i, (raw, (ids, offsets, word_ids)) in enumerate(zip(raws, expected, strict=True)):
+        assert len(raw) == len(ids)
+        assert (raw.ids(), raw.offsets(), raw.word_ids()) == (ids, offsets, word_ids)
+        if i % 7 == 0:
+            assert raw.ids((101,), (102, 0)) == [101, *ids, 102, 0]
+            assert raw.tokens(names, ("[CLS]",), ()) == ["[CLS]", *(names[i] for i in ids)]
+            assert raw.offsets(((0, 0),), ((0, 0),)) == [(0, 0), *offsets, (0, 0)]
+            assert raw.word_ids((), (None,)) == [*word_ids, None]
 
 
 def assert_arrays_match(arrays, expected) -> None:
@@ -408,3 +425,24 @@ def test_native_required_but_absent_is_an_error():
     _, (error, message) = run_without_extension(WORDPIECES_BACKEND="native")
     assert error == MissingDependencyError.__name__
     assert "native extension not built" in message and "C compiler" in message
+
+
+@needs_native
+def test_column_lists_check_their_arguments():
+    """The C list builders name a bad row, a bad extra, an id without a token."""
+    core = backend._core
+    ids = bytearray((5).to_bytes(4, "little", signed=True) * 3)
+    pairs = bytearray((7).to_bytes(8, "little", signed=True) * 4)
+    assert core.int_list(ids, 1, 3, (None,), ()) == [None, 5, 5]
+    assert core.pair_list(pairs, 0, 2, (), ((0, 0),)) == [(7, 7), (7, 7), (0, 0)]
+    assert core.name_list(ids, 0, 1, list("abcdef"), (), ("z",)) == ["f", "z"]
+    with pytest.raises(IndexError, match=r"row \[2, 4\) is outside a column of 3 items"):
+        core.int_list(ids, 2, 4, (), ())
+    with pytest.raises(IndexError, match="outside"):
+        core.pair_list(pairs, -1, 1, (), ())
+    with pytest.raises(IndexError, match="id 5 has no token"):
+        core.name_list(ids, 0, 1, ["a"], (), ())
+    with pytest.raises(TypeError, match="must be tuples"):
+        core.int_list(ids, 0, 1, [], ())
+    with pytest.raises(TypeError):
+        core.int_list("not a buffer", 0, 0, (), ())

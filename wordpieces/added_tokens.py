@@ -82,6 +82,11 @@ class AddedVocabulary:
     def has_normalized(self) -> bool:
         return self._norm.pattern is not None
 
+    def appears_in(self, text: str) -> bool:
+        """Tell whether a ``normalized=False`` token is written in ``text`` (one search)."""
+        pattern = self._raw.pattern
+        return pattern is not None and pattern.search(text) is not None
+
     def split(self, text: str) -> list[Segment]:
         """Cut original text at added tokens with ``normalized=False``."""
         return self._raw.split(text)

@@ -135,6 +135,12 @@ class _Batching:
         """Return ``(ids, offsets, word_ids)`` per text, or ``EncodingArrays``."""
         return self._encode_many(texts, num_threads, offsets=True, arrays=as_numpy)
 
+    def encode_batch_raw(self, texts: Iterable[str], num_threads: int | None = None) -> list:
+        """Return each text's raw tokens for a ``LazyEncoding`` (offsets built on request)."""
+        texts = texts if isinstance(texts, list | tuple) else list(texts)
+        threads = _thread_count(num_threads) if self.releases_gil else 1
+        return self._raw_texts(texts, threads)
+
     def _encode_many(self, texts, num_threads, *, offsets: bool, arrays: bool):
         texts = texts if isinstance(texts, list | tuple) else list(texts)
         threads = _thread_count(num_threads)
@@ -146,6 +152,9 @@ class _Batching:
         return self._encode_texts(texts, offsets, False, threads)
 
     def _encode_texts(self, texts: Sequence[str], offsets: bool, arrays: bool, threads: int):
+        raise NotImplementedError
+
+    def _raw_texts(self, texts: Sequence[str], threads: int) -> list:
         raise NotImplementedError
 
     @staticmethod
@@ -165,14 +174,16 @@ class PythonWordEncoder(_Batching, WordEncoder):
     releases_gil = False  # threads would only take turns
 
     def _encode_texts(self, texts, offsets: bool, arrays: bool, threads: int):
-        for i, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise TypeError(f"texts[{i}] must be str, not {type(text).__name__}")
+        _check_texts(texts)
         if offsets:
             results = [self.encode(t) for t in texts]
             return _arrays_from_lists(results) if arrays else results
         results = [self.encode_ids(t) for t in texts]
         return _ids_arrays_from_lists(results) if arrays else results
+
+    def _raw_texts(self, texts, threads: int) -> list:
+        _check_texts(texts)
+        return [self.encode_raw(t) for t in texts]
 
 
 class NativeWordEncoder(_Batching):
@@ -204,6 +215,13 @@ class NativeWordEncoder(_Batching):
     def _encode_texts(self, texts, offsets: bool, arrays: bool, threads: int):
         return self._core.encode_batch(texts, offsets, arrays, threads)
 
+    def _raw_texts(self, texts, threads: int) -> list:
+        ids, offsets, word_ids, row_splits = self._core.encode_batch(texts, True, True, threads)
+        columns = _Columns(ids, offsets, word_ids)
+        splits = memoryview(row_splits).cast("q").tolist()  # int64, as the C code writes
+        return [ColumnTokens(columns, start, stop)
+                for start, stop in zip(splits, splits[1:], strict=False)]
+
     def _lookup(self, cp: int) -> tuple[str, bytes]:
         """Teach the C table one character: its class and what it normalizes to."""
         ref = self.reference
@@ -213,7 +231,50 @@ class NativeWordEncoder(_Batching):
         return self.reference.encode(text) if offsets else self.reference.encode_ids(text)
 
 
+class _Columns:
+    """A native batch's flat outputs: ids int32, offsets int64 pairs, word ids int32."""
+
+    __slots__ = ("ids", "offsets", "word_ids")
+
+    def __init__(self, ids: bytearray, offsets: bytearray, word_ids: bytearray):
+        self.ids, self.offsets, self.word_ids = ids, offsets, word_ids
+
+
+class ColumnTokens:
+    """One text's tokens in a native batch's columns; C builds a list when one is asked.
+
+    Methods as ``lazy_encoding.ListTokens``.
+    """
+
+    __slots__ = ("_columns", "_start", "_stop")
+
+    def __init__(self, columns: _Columns, start: int, stop: int):
+        self._columns, self._start, self._stop = columns, start, stop
+
+    def __len__(self) -> int:
+        return self._stop - self._start
+
+    def ids(self, before: tuple = (), after: tuple = ()) -> list[int]:
+        return _core.int_list(self._columns.ids, self._start, self._stop, before, after)
+
+    def tokens(self, names: list, before: tuple = (), after: tuple = ()) -> list[str]:
+        return _core.name_list(self._columns.ids, self._start, self._stop, names, before,
+                               after)
+
+    def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
+        return _core.pair_list(self._columns.offsets, self._start, self._stop, before, after)
+
+    def word_ids(self, before: tuple = (), after: tuple = ()) -> list[int | None]:
+        return _core.int_list(self._columns.word_ids, self._start, self._stop, before, after)
+
+
 # ---------------------------------------------------------------- threads and arrays
+
+
+def _check_texts(texts: Sequence) -> None:
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"texts[{i}] must be str, not {type(text).__name__}")
 
 
 def _thread_count(num_threads: int | None) -> int:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .encoding import Encoding
+from .lazy_encoding import Layout
 
 
 def _special(ids: list[int], tokens: list[str], type_id: int) -> Encoding:
@@ -50,6 +51,13 @@ class PostProcessor:
     def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
         """Return the ids ``process`` would give (the fast path: no Encoding built)."""
         raise NotImplementedError
+
+    def single_layout(self, id_tokens: list, add_special_tokens: bool) -> Layout | None:
+        """What ``process`` puts around one sequence of type 0 without overflowing windows.
+
+        ``None`` means "no shortcut: call ``process``".
+        """
+        return None
 
     def to_config(self) -> dict:
         raise NotImplementedError
@@ -177,6 +185,19 @@ class TemplateProcessing(PostProcessor):
                                                  piece.type_id)
         return enc
 
+    def single_layout(self, id_tokens: list, add_special_tokens: bool) -> Layout:
+        at = next(i for i, p in enumerate(self.single) if p.is_sequence)
+        return Layout(id_tokens, self.single[at].type_id,
+                      self._extras(self.single[:at], add_special_tokens),
+                      self._extras(self.single[at + 1:], add_special_tokens), 0)
+
+    def _extras(self, pieces: tuple[Piece, ...], add_special_tokens: bool) -> tuple:
+        if not add_special_tokens:
+            return ()
+        return tuple((id_, token, p.type_id, 1) for p in pieces
+                     for id_, token in zip(self.special_tokens[p.name].ids,
+                                           self.special_tokens[p.name].tokens, strict=True))
+
     def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
         pieces = self.single if b is None else self.pair
         out: list[int] = []
@@ -263,6 +284,12 @@ class BertProcessing(PostProcessor):
         out.sequence_ranges = {1: (0, len(out) - 1)}
         out.overflowing = [self._wrap_second(o) for o in enc.overflowing]
         return out
+
+    def single_layout(self, id_tokens: list, add_special_tokens: bool) -> Layout:
+        if not add_special_tokens:
+            return Layout(id_tokens, 0, sequence_index=0)
+        return Layout(id_tokens, 0, ((self.cls[1], self.cls[0], 0, 1),),
+                      ((self.sep[1], self.sep[0], 0, 1),), 0)
 
     def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
         if not add_special_tokens:

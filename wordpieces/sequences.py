@@ -18,6 +18,7 @@ from __future__ import annotations
 from .added_tokens import AddedVocabulary
 from .backend import make_word_encoder
 from .encoding import Encoding
+from .lazy_encoding import Layout, LazyEncoding
 from .normalizers import NormalizedString
 
 
@@ -86,46 +87,52 @@ class SequenceEncoder:
 
     def encodings(self, texts: list[str], type_ids: list[int],
                   num_threads: int | None = None) -> list[Encoding]:
-        """One ``Encoding`` per text (type ids as given), without special tokens."""
-        tokens = self.id_tokens.__getitem__
-        out = []
-        for raw, type_id in zip(self._raw(texts, num_threads, offsets=True), type_ids,
-                                strict=True):
-            ids, offsets, word_ids, surfaces = raw
-            names = list(map(tokens, ids))
-            for position, surface in surfaces.items():
-                names[position] = surface  # HF names a matched added token by its text
-            out.append(Encoding.build(ids, names, offsets, word_ids, type_id))
+        """One ``Encoding`` per text (type ids as given), without special tokens.
+
+        Texts without added tokens give ``LazyEncoding``s: their lists are built when
+        first read.
+        """
+        slow = self._slow(texts)
+        fast = self.word_encoder.encode_batch_raw(
+            [t for i, t in enumerate(texts) if i not in slow], num_threads)
+        done = iter(fast)
+        layouts = {t: Layout(self.id_tokens, t) for t in set(type_ids)}
+        out: list[Encoding] = []
+        for i, (text, type_id) in enumerate(zip(texts, type_ids, strict=True)):
+            if i in slow:
+                out.append(self._eager(self.pieces(text), type_id))
+            else:
+                out.append(LazyEncoding(next(done), layouts[type_id]))
         return out
+
+    def _eager(self, acc: Pieces, type_id: int) -> Encoding:
+        """The encoding of a text with added tokens (named by their text, as HF does)."""
+        names = list(map(self.id_tokens.__getitem__, acc.ids))
+        for position, surface in acc.surfaces.items():
+            names[position] = surface
+        return Encoding.build(acc.ids, names, acc.offsets, acc.word_ids, type_id)
 
     def ids(self, texts: list[str], num_threads: int | None = None) -> list[list[int]]:
         """The ids of each text, without special tokens (no offsets are built)."""
-        return self._raw(texts, num_threads, offsets=False)
+        slow = self._slow(texts)
+        done = iter(self.word_encoder.encode_batch_ids(
+            [t for i, t in enumerate(texts) if i not in slow], num_threads))
+        return [self.pieces(text).ids if i in slow else next(done)
+                for i, text in enumerate(texts)]
 
-    def _raw(self, texts: list[str], num_threads: int | None, *, offsets: bool) -> list:
+    def _slow(self, texts: list[str]) -> set[int]:
+        """Indices of the texts holding a literal added token (checked to be str)."""
         for text in texts:
             check_text(text)
-        slow = ({i for i, t in enumerate(texts) if self._has_added(t)} if self.match
-                else set())
-        fast = [t for i, t in enumerate(texts) if i not in slow]
-        encoder = self.word_encoder
-        if offsets:
-            done = iter([(*r, {}) for r in encoder.encode_batch(fast, num_threads)])
-        else:
-            done = iter(encoder.encode_batch_ids(fast, num_threads))
-        out = []
-        for i, text in enumerate(texts):
-            if i not in slow:
-                out.append(next(done))
-                continue
-            acc = self.pieces(text)
-            out.append((acc.ids, acc.offsets, acc.word_ids, acc.surfaces) if offsets
-                       else acc.ids)
-        return out
+        if not self.match:
+            return set()
+        return {i for i, t in enumerate(texts) if self._has_added(t)}
 
     def _has_added(self, text: str) -> bool:
         if self.added.has_normalized:
             return True
+        if not self.added.appears_in(text):
+            return False  # most texts: one regex search
         segments = self.added.split(text)
         return len(segments) > 1 or segments[0][2] is not None
 

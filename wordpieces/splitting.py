@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import accumulate
 
+from .lazy_encoding import ListTokens
 from .normalizers import BertNormalizer, NormalizedString, Normalizer
 from .pre_tokenizers import ISOLATE, SPACE, WORD, BertPreTokenizer, CharClasses, PreTokenizer
 
 COMPLEX = "c"
 CACHE_SIZE = 200_000
 _WORDS_AND_ISOLATED = re.compile(ISOLATE + "|" + WORD + "+")
+_NON_SPACE = re.compile(r"\S+")  # \s is str.isspace(), where str.split() cuts
 
 Pieces = tuple[tuple[int, int, int], ...]  # (id, start, end), offsets relative to the word
 Chunk = tuple[list[int], list[tuple[int, int]], list[int], int]  # ids, offsets, word ids, words
@@ -55,25 +58,23 @@ class WordEncoder:
         """Return ids, offsets into ``text`` and the index of the word of each token."""
         if not self._chunkable(text):
             return _collect(self._words(text))
+        raw = self.encode_raw(text)
+        return raw.ids(), raw.offsets(), raw.word_ids()
+
+    def encode_raw(self, text: str):
+        """Return the tokens of ``text``: ids now, offsets and word ids when asked for.
+
+        What ``lazy_encoding.LazyEncoding`` holds; the ids are what every caller reads.
+        """
+        if not self._chunkable(text):
+            return ListTokens(*_collect(self._words(text)))
+        parts = text.split()
+        chunks, encode_chunk = self._chunks, self._chunk
+        entries = [chunks.get(chunk) or encode_chunk(chunk) for chunk in parts]
         ids: list[int] = []
-        offsets: list[tuple[int, int]] = []
-        word_ids: list[int] = []
-        chunks, pos, words = self._chunks, 0, 0
-        for chunk in text.split():
-            pos = text.find(chunk, pos)
-            c_ids, c_offsets, c_words, n_words = chunks.get(chunk) or self._chunk(chunk)
-            end = pos + len(chunk)
-            if n_words == 1 and len(c_ids) == 1 and c_offsets[0] == (0, len(chunk)):
-                ids.append(c_ids[0])  # the common case: a chunk that is one whole token
-                offsets.append((pos, end))
-                word_ids.append(words)
-            else:
-                ids += c_ids
-                offsets += [(pos + s, pos + e) for s, e in c_offsets]
-                word_ids += [words + w for w in c_words]
-            words += n_words
-            pos = end
-        return ids, offsets, word_ids
+        for entry in entries:
+            ids += entry[0]
+        return ChunkTokens(text, parts, entries, ids)
 
     def encode_ids(self, text: str) -> list[int]:
         """Return only the ids (no offsets are built)."""
@@ -183,6 +184,51 @@ class WordEncoder:
 def _python_spaces() -> tuple[str, ...]:
     """Every character ``str.split()`` cuts on (computed once: it scans all code points)."""
     return tuple(ch for ch in map(chr, range(0x110000)) if ch.isspace())
+
+
+class ChunkTokens:
+    """Raw tokens of a chunkable text: its ids, and per chunk its cached tokens.
+
+    Offsets and word ids are put together from the chunks only when asked for.
+    Methods as ``lazy_encoding.ListTokens``.
+    """
+
+    __slots__ = ("_text", "_parts", "_entries", "_ids")
+
+    def __init__(self, text: str, parts: list[str], entries: list[Chunk], ids: list[int]):
+        self._text, self._parts, self._entries, self._ids = text, parts, entries, ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def ids(self, before: tuple = (), after: tuple = ()) -> list[int]:
+        return [*before, *self._ids, *after]
+
+    def tokens(self, names: list, before: tuple = (), after: tuple = ()) -> list[str]:
+        return [*before, *map(names.__getitem__, self._ids), *after]
+
+    def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
+        starts = _chunk_starts(self._text, self._parts)
+        body = [(p + s, p + e) for p, entry in zip(starts, self._entries, strict=True)
+                for s, e in entry[1]]
+        return [*before, *body, *after] if before or after else body
+
+    def word_ids(self, before: tuple = (), after: tuple = ()) -> list[int | None]:
+        firsts = accumulate((entry[3] for entry in self._entries), initial=0)
+        body = [first + w for first, entry in zip(firsts, self._entries, strict=False)
+                for w in entry[2]]
+        return [*before, *body, *after] if before or after else body
+
+
+def _chunk_starts(text: str, parts: list[str]) -> list[int]:
+    """Where each of ``text.split()``'s parts starts in ``text``."""
+    body = text.lstrip()
+    if " ".join(parts) != body.rstrip():  # not single spaces: look for each part
+        return [m.start() for m in _NON_SPACE.finditer(text)]
+    lead = len(text) - len(body)
+    # single spaces between parts (most texts): their starts add up
+    return [lead + i + before for i, before in enumerate(accumulate(map(len, parts),
+                                                                    initial=0))][:len(parts)]
 
 
 def _collect(words) -> tuple[list[int], list[tuple[int, int]], list[int]]:

@@ -28,6 +28,7 @@ from .decoders import WordPieceDecoder, detokenize
 from .encoding import Encoding
 from .errors import TokenizeError, VocabError
 from .flavors import FLAVORS, get_flavor
+from .lazy_encoding import Layout, LazyEncoding
 from .normalizers import BertNormalizer
 from .padding import PaddingParams, TruncationParams, cut_ids, pad_ids, truncation_lengths
 from .pre_tokenizers import BertPreTokenizer
@@ -393,8 +394,11 @@ class Tokenizer:
         flat = self._seq.encodings(firsts + seconds, [0] * len(firsts) + [1] * len(seconds),
                                    _threads(num_threads))
         rest = iter(flat[len(firsts):])
+        layout = (None if self.post_processor is None
+                  else self.post_processor.single_layout(self._seq.id_tokens,
+                                                          add_special_tokens))
         out = [self._finish(enc, None if p is None else next(rest), add_special_tokens,
-                            truncation, padding)
+                            truncation, padding, layout)
                for enc, p in zip(flat[:len(firsts)], pairs, strict=True)]
         if padding is not None and len(out) > 1:
             target = padding.target_length([len(e) for e in out])
@@ -403,16 +407,22 @@ class Tokenizer:
         return out
 
     def _finish(self, enc: Encoding, pair: Encoding | None, add_special_tokens: bool,
-                truncation: TruncationParams | None,
-                padding: PaddingParams | None) -> Encoding:
-        """Truncate, add special tokens and pad one input, in HF's order."""
+                truncation: TruncationParams | None, padding: PaddingParams | None,
+                layout: Layout | None = None) -> Encoding:
+        """Truncate, add special tokens and pad one input, in HF's order.
+
+        ``layout`` is the post-processor's shortcut for one sequence: a lazy encoding
+        that truncation left whole only changes its layout.
+        """
         if truncation is not None:
             keep1, keep2 = self._keep(len(enc), None if pair is None else len(pair),
                                       truncation, add_special_tokens)
             enc.truncate(keep1, truncation.stride, truncation.direction)
             if pair is not None:
                 pair.truncate(keep2, truncation.stride, truncation.direction)
-        if self.post_processor is not None:
+        if layout is not None and pair is None and isinstance(enc, LazyEncoding) and enc.fresh:
+            out = enc.relayout(layout)
+        elif self.post_processor is not None:
             out = self.post_processor.process(enc, pair, add_special_tokens)
         elif pair is not None:
             enc.set_sequence_id(0)
