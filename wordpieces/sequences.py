@@ -86,17 +86,19 @@ class SequenceEncoder:
     # ------------------------------------------------------------ batches
 
     def encodings(self, texts: list[str], type_ids: list[int],
-                  num_threads: int | None = None) -> list[Encoding]:
+                  num_threads: int | None = None, layout: Layout | None = None
+                  ) -> list[Encoding]:
         """One ``Encoding`` per text (type ids as given), without special tokens.
 
         Texts without added tokens give ``LazyEncoding``s: their lists are built when
-        first read.
+        first read. With a ``layout`` (the post-processor's, for single texts) those
+        come out finished, special tokens included; the others never do.
         """
         slow = self._slow(texts)
         fast = self.word_encoder.encode_batch_raw(
             [t for i, t in enumerate(texts) if i not in slow], num_threads)
         done = iter(fast)
-        layouts = {t: Layout(self.id_tokens, t) for t in set(type_ids)}
+        layouts = {t: layout or Layout(self.id_tokens, t) for t in set(type_ids)}
         out: list[Encoding] = []
         for i, (text, type_id) in enumerate(zip(texts, type_ids, strict=True)):
             if i in slow:

@@ -391,19 +391,36 @@ class Tokenizer:
                          num_threads: int | None) -> list[Encoding]:
         firsts, pairs = _unzip(items)
         seconds = [p for p in pairs if p is not None]
-        flat = self._seq.encodings(firsts + seconds, [0] * len(firsts) + [1] * len(seconds),
-                                   _threads(num_threads))
-        rest = iter(flat[len(firsts):])
         layout = (None if self.post_processor is None
                   else self.post_processor.single_layout(self._seq.id_tokens,
                                                           add_special_tokens))
-        out = [self._finish(enc, None if p is None else next(rest), add_special_tokens,
-                            truncation, padding, layout)
-               for enc, p in zip(flat[:len(firsts)], pairs, strict=True)]
+        if layout is not None and not seconds and truncation is None:
+            out = self._encode_singles(firsts, layout, add_special_tokens, padding, num_threads)
+        else:
+            flat = self._seq.encodings(firsts + seconds,
+                                       [0] * len(firsts) + [1] * len(seconds),
+                                       _threads(num_threads))
+            rest = iter(flat[len(firsts):])
+            out = [self._finish(enc, None if p is None else next(rest), add_special_tokens,
+                                truncation, padding, layout)
+                   for enc, p in zip(flat[:len(firsts)], pairs, strict=True)]
         if padding is not None and len(out) > 1:
             target = padding.target_length([len(e) for e in out])
             for enc in out:
                 _pad(enc, target, padding)
+        return out
+
+    def _encode_singles(self, texts: list[str], layout: Layout, add_special_tokens: bool,
+                        padding: PaddingParams | None,
+                        num_threads: int | None) -> list[Encoding]:
+        """The common case: single texts, no truncation; lazy encodings in their layout."""
+        out = self._seq.encodings(texts, [0] * len(texts), _threads(num_threads), layout)
+        for i, enc in enumerate(out):
+            if not isinstance(enc, LazyEncoding):  # a text with added tokens
+                out[i] = self._finish(enc, None, add_special_tokens, None, None)
+        if padding is not None:
+            for enc in out:
+                _pad(enc, padding.target_length([len(enc)]), padding)
         return out
 
     def _finish(self, enc: Encoding, pair: Encoding | None, add_special_tokens: bool,
