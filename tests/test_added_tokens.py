@@ -62,3 +62,15 @@ def test_leftmost_longest():
 def test_no_tokens_means_one_segment():
     """Without added tokens the text is one plain segment."""
     assert AddedVocabulary([]).split("abc") == [(0, 3, None)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.text(st.sampled_from("[MASK]x \x00"), max_size=12), max_size=6),
+       contents=st.sampled_from([["[MASK]"], ["[MASK]", "a\x00b"], []]))
+def test_batch_search_agrees_with_each_text(texts, contents):
+    """appears_in_any is True whenever a token is written in one of the texts."""
+    vocab = AddedVocabulary([(AddedToken(c), i) for i, c in enumerate(contents)])
+    if any(vocab.appears_in(t) for t in texts):
+        assert vocab.appears_in_any(texts)
+    if not contents:
+        assert not vocab.appears_in_any(texts)

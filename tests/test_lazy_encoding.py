@@ -147,12 +147,20 @@ def make() -> LazyEncoding:
 
 
 def test_len_builds_nothing():
-    """len() and the sequence ranges are known without building any list."""
+    """len() is known without building any list; any read ends freshness."""
     enc = make()
-    assert len(enc) == 4 and enc.sequence_ranges == {0: (1, 3)}
-    assert enc.fresh
-    enc.tokens  # noqa: B018
+    assert len(enc) == 4 and enc.fresh
+    assert enc.sequence_ranges == {0: (1, 3)}
     assert not enc.fresh
+
+
+def test_left_padding_while_fresh_moves_the_ranges():
+    """Padding folded into the layout shifts sequence_ranges as Encoding.pad does."""
+    lazy, eager = make(), make().copy()
+    for enc in (lazy, eager):
+        enc.pad(7, direction="left", pad_id=0, pad_token="[PAD]")
+    assert lazy.sequence_ranges == eager.sequence_ranges == {0: (4, 6)}
+    assert plain(lazy) == plain(eager)
 
 
 def test_fields_are_independent():

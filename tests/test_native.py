@@ -446,3 +446,13 @@ def test_column_lists_check_their_arguments():
         core.int_list(ids, 0, 1, [], ())
     with pytest.raises(TypeError):
         core.int_list("not a buffer", 0, 0, (), ())
+
+
+@needs_native
+def test_offset_tuples_outside_the_shared_cache():
+    """Offsets far into a text, long spans and the shared short ones all come out right."""
+    values = [(0, 5), (2047, 2078), (2047, 2079), (2048, 2049), (5, 5), (10**12, 10**12 + 1),
+              (0, 5)]
+    column = bytearray(b"".join(v.to_bytes(8, "little", signed=True)
+                                for pair in values for v in pair))
+    assert backend._core.pair_list(column, 0, len(values), (), ()) == values

@@ -87,6 +87,18 @@ class AddedVocabulary:
         pattern = self._raw.pattern
         return pattern is not None and pattern.search(text) is not None
 
+    def appears_in_any(self, texts: list[str]) -> bool:
+        """Tell whether a ``normalized=False`` token may be written in one of ``texts``.
+
+        One search over the texts joined by NUL, which no match can cross unless a
+        token holds a NUL itself (then the answer is a cautious True).
+        """
+        if self._raw.pattern is None:
+            return False
+        if any("\x00" in content for content in self._raw.by_text):
+            return True
+        return self.appears_in("\x00".join(texts))
+
     def split(self, text: str) -> list[Segment]:
         """Cut original text at added tokens with ``normalized=False``."""
         return self._raw.split(text)

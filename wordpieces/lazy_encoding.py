@@ -60,6 +60,12 @@ class ListTokens:
         return [*before, *self._word_ids, *after]
 
 
+# The lists of an Encoding, in the order LazyEncoding keeps them. The first four come
+# from the raw tokens; the last three are one value per token (see Layout.frames).
+FIELDS = ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask",
+          "attention_mask")
+
+
 @dataclass(frozen=True, eq=False)
 class Layout:
     """What surrounds one sequence: extra tokens before and after it, and its type id.
@@ -74,31 +80,23 @@ class Layout:
     suffix: tuple[Extra, ...] = ()
     sequence_index: int | None = None
 
+    def __post_init__(self):
+        # What goes before and after the sequence in each list (and, for the last three,
+        # the value of each sequence token), worked out once per layout, not per list.
+        p, s = len(self.prefix), len(self.suffix)
+        before, after = _transpose(self.prefix), _transpose(self.suffix)
+        frames = ((before[0], after[0]), (before[1], after[1]),
+                  (((0, 0),) * p, ((0, 0),) * s), ((None,) * p, (None,) * s),
+                  (before[2], after[2], self.type_id), ((1,) * p, (1,) * s, 0),
+                  (before[3], after[3], 1))
+        object.__setattr__(self, "frames", frames)
+
     def ranges(self, n: int) -> dict[int, tuple[int, int]]:
         """``sequence_ranges`` of a sequence of ``n`` tokens in this layout."""
         if self.sequence_index is None:
             return {}
         start = len(self.prefix)
         return {self.sequence_index: (start, start + n)}
-
-    def __post_init__(self):
-        # The extras by column, read once per list built: transposed once here.
-        object.__setattr__(self, "_columns", (_transpose(self.prefix), _transpose(self.suffix)))
-
-    def extras(self, column: int) -> tuple[tuple, tuple]:
-        """One column of the extras before and after the sequence (0 ids, 1 tokens,
-        2 type ids, 3 attention)."""
-        before, after = self._columns
-        return before[column], after[column]
-
-    def filler(self, value) -> tuple[tuple, tuple]:
-        """``value`` for each extra before and after the sequence."""
-        return (value,) * len(self.prefix), (value,) * len(self.suffix)
-
-    def around(self, n: int, value, column: int) -> list:
-        """``value`` for each of the ``n`` tokens, with one column of the extras around."""
-        before, after = self.extras(column)
-        return [*before, *(value,) * n, *after]
 
     def padded(self, n: int, direction: str, pad: Extra) -> Layout:
         """This layout with ``n`` padding tokens added on one side."""
@@ -111,24 +109,38 @@ def _transpose(extras: tuple[Extra, ...]) -> tuple[tuple, ...]:
     return tuple(zip(*extras, strict=True)) if extras else ((), (), (), ())
 
 
-def _lazy_field(name: str) -> property:
-    """A property over ``Encoding``'s slot ``name`` that builds the list on first read."""
-    slot = Encoding.__dict__[name]
+def _build(index: int, raw, layout: Layout) -> list:
+    """List ``FIELDS[index]`` of ``raw`` in ``layout``."""
+    frame = layout.frames[index]
+    if index == 0:
+        return raw.ids(*frame)
+    if index == 1:
+        return raw.tokens(layout.id_tokens, *frame)
+    if index == 2:
+        return raw.offsets(*frame)
+    if index == 3:
+        return raw.word_ids(*frame)
+    before, after, value = frame
+    return [*before, *(value,) * len(raw), *after]
 
+
+def _lazy_field(index: int) -> property:
+    """A property for ``FIELDS[index]``: the list is built on first read, then kept."""
     def get(self):
-        try:
-            return slot.__get__(self)
-        except AttributeError:  # first read
-            value = _BUILDERS[name](self._raw, self._layout)
-            slot.__set__(self, value)
-            self._touched = True
-            return value
+        lists = self._lists
+        if lists is None:
+            lists = self._lists = [None] * len(FIELDS)
+        value = lists[index]
+        if value is None:
+            value = lists[index] = _build(index, self._raw, self._layout)
+        return value
 
     def put(self, value) -> None:
-        slot.__set__(self, value)
-        self._touched = True
+        if self._lists is None:
+            self._lists = [None] * len(FIELDS)
+        self._lists[index] = value
 
-    return property(get, put, doc=f"{name} (built on first read)")
+    return property(get, put, doc=f"{FIELDS[index]} (built on first read)")
 
 
 class LazyEncoding(Encoding):
@@ -141,44 +153,38 @@ class LazyEncoding(Encoding):
     (['[CLS]', 'hi', '##s'], [(0, 0), (0, 2), (2, 3)], {0: (1, 3)})
     """
 
-    __slots__ = ("_raw", "_layout", "_touched")
+    # _lists: None while fresh (nothing read or set), then one slot per FIELDS entry.
+    # The windows and ranges live in Encoding's own slots, set when first read.
+    __slots__ = ("_raw", "_layout", "_lists")
 
     def __init__(self, raw, layout: Layout):
-        self._raw, self._layout, self._touched = raw, layout, False
-        self.overflowing = []
-        self.sequence_ranges = layout.ranges(len(raw))
+        self._raw, self._layout, self._lists = raw, layout, None
 
     @property
     def fresh(self) -> bool:
-        """True while no list has been read or set, and no window cut off."""
-        return not self._touched and not self.overflowing
+        """True while nothing has been read from it or set on it."""
+        return self._lists is None
 
     def relayout(self, layout: Layout) -> LazyEncoding:
-        """Put the raw tokens in another layout; return self.
-
-        Only for a ``fresh`` encoding (the caller checks: lists already built would
-        keep the old layout).
-        """
+        """Put the raw tokens in another layout (only while ``fresh``); return self."""
+        assert self._lists is None, "relayout of an encoding already read"
         self._layout = layout
-        self.sequence_ranges = layout.ranges(len(self._raw))
         return self
 
     def pad(self, length: int, *, direction: str = "right", pad_id: int = 0,
             pad_type_id: int = 0, pad_token: str = "[PAD]") -> None:
         """Pad as ``Encoding.pad`` does; while fresh, only the layout changes."""
         n = length - len(self)
-        if n <= 0 or not self.fresh:
+        if n <= 0 or self._lists is not None:
             super().pad(length, direction=direction, pad_id=pad_id, pad_type_id=pad_type_id,
                         pad_token=pad_token)
             return
         self._layout = self._layout.padded(n, direction, (pad_id, pad_token, pad_type_id, 0))
-        if direction == "left":
-            self.sequence_ranges = {k: (s + n, e + n) for k, (s, e) in self.sequence_ranges.items()}
 
     def __len__(self) -> int:
-        if self._touched:
-            return len(self.ids)
-        return len(self._layout.prefix) + len(self._raw) + len(self._layout.suffix)
+        if self._lists is None:
+            return len(self._layout.prefix) + len(self._raw) + len(self._layout.suffix)
+        return len(self.ids)
 
     def __reduce_ex__(self, protocol):
         return _plain, (self.copy(),)  # pickled (and deep-copied) as a plain Encoding
@@ -188,38 +194,30 @@ def _plain(encoding: Encoding) -> Encoding:
     return encoding
 
 
-def _ids(raw, layout: Layout) -> list[int]:
-    return raw.ids(*layout.extras(0))
+def _window_field(name: str, build) -> property:
+    """A property over Encoding's slot ``name``, set from ``build(self)`` on first read."""
+    slot = Encoding.__dict__[name]
+
+    def get(self):
+        if self._lists is None:
+            self._lists = [None] * len(FIELDS)
+        try:
+            return slot.__get__(self)
+        except AttributeError:  # first read
+            value = build(self)
+            slot.__set__(self, value)
+            return value
+
+    def put(self, value) -> None:
+        if self._lists is None:
+            self._lists = [None] * len(FIELDS)
+        slot.__set__(self, value)
+
+    return property(get, put, doc=f"{name} (set on first read)")
 
 
-def _tokens(raw, layout: Layout) -> list[str]:
-    return raw.tokens(layout.id_tokens, *layout.extras(1))
-
-
-def _offsets(raw, layout: Layout) -> list[tuple[int, int]]:
-    return raw.offsets(*layout.filler((0, 0)))
-
-
-def _word_ids(raw, layout: Layout) -> list[int | None]:
-    return raw.word_ids(*layout.filler(None))
-
-
-def _type_ids(raw, layout: Layout) -> list[int]:
-    return layout.around(len(raw), layout.type_id, 2)
-
-
-def _special_tokens_mask(raw, layout: Layout) -> list[int]:
-    before, after = layout.filler(1)
-    return [*before, *(0,) * len(raw), *after]
-
-
-def _attention_mask(raw, layout: Layout) -> list[int]:
-    return layout.around(len(raw), 1, 3)
-
-
-_BUILDERS = {"ids": _ids, "tokens": _tokens, "offsets": _offsets, "word_ids": _word_ids,
-             "type_ids": _type_ids, "special_tokens_mask": _special_tokens_mask,
-             "attention_mask": _attention_mask}
-
-for _name in _BUILDERS:
-    setattr(LazyEncoding, _name, _lazy_field(_name))
+for _index, _name in enumerate(FIELDS):
+    setattr(LazyEncoding, _name, _lazy_field(_index))
+LazyEncoding.overflowing = _window_field("overflowing", lambda self: [])
+LazyEncoding.sequence_ranges = _window_field(
+    "sequence_ranges", lambda self: self._layout.ranges(len(self._raw)))

@@ -97,8 +97,10 @@ class SequenceEncoder:
         slow = self._slow(texts)
         fast = self.word_encoder.encode_batch_raw(
             [t for i, t in enumerate(texts) if i not in slow], num_threads)
-        done = iter(fast)
         layouts = {t: layout or Layout(self.id_tokens, t) for t in set(type_ids)}
+        if not slow and len(layouts) == 1:  # the common case, one object per text
+            return [LazyEncoding(raw, layouts[type_ids[0]]) for raw in fast]
+        done = iter(fast)
         out: list[Encoding] = []
         for i, (text, type_id) in enumerate(zip(texts, type_ids, strict=True)):
             if i in slow:
@@ -126,7 +128,8 @@ class SequenceEncoder:
         """Indices of the texts holding a literal added token (checked to be str)."""
         for text in texts:
             check_text(text)
-        if not self.match:
+        if not self.match or not (self.added.has_normalized or
+                                  self.added.appears_in_any(texts)):
             return set()
         return {i for i, t in enumerate(texts) if self._has_added(t)}
 

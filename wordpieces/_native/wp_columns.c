@@ -71,7 +71,7 @@ PyObject *wp_int_list(PyObject *module, PyObject *args)
     return list;
 }
 
-static PyObject *pair(int64_t a, int64_t b)
+static PyObject *new_pair(int64_t a, int64_t b)
 {
     PyObject *x = wp_new_int(a), *y = x ? wp_new_int(b) : NULL;
     PyObject *t = y ? PyTuple_New(2) : NULL;
@@ -82,11 +82,33 @@ static PyObject *pair(int64_t a, int64_t b)
     }
     PyTuple_SET_ITEM(t, 0, x);
     PyTuple_SET_ITEM(t, 1, y);
-    /* Two ints can never be part of a reference cycle: keep the collector from
-     * scanning the tuple (CPython untracks such tuples itself, but only once a
-     * collection has looked at them; hundreds of thousands make it run often). */
+    /* Two ints can never be part of a reference cycle: keep the collector off it. */
     PyObject_GC_UnTrack(t);
     return t;
+}
+
+/* Offsets of short tokens near the start of a text repeat endlessly: (0, 5), (6, 9)...
+ * Tuples are immutable, so one shared tuple per (start, length) serves every list; it
+ * saves most allocations, and with them most of the garbage collector's runs (each
+ * new tuple counts towards the next one). At most 2048 x 32 tuples (~4 MB), kept. */
+#define WP_PAIR_STARTS 2048
+#define WP_PAIR_LENGTHS 32
+static PyObject **pair_cache;
+
+static PyObject *pair(int64_t a, int64_t b)
+{
+    if (a < 0 || a >= WP_PAIR_STARTS || b < a || b - a >= WP_PAIR_LENGTHS)
+        return new_pair(a, b);
+    if (!pair_cache &&
+        !(pair_cache = PyMem_Calloc(WP_PAIR_STARTS * WP_PAIR_LENGTHS, sizeof(PyObject *)))) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    PyObject **slot = &pair_cache[a * WP_PAIR_LENGTHS + (b - a)];
+    if (!*slot && !(*slot = new_pair(a, b)))
+        return NULL;
+    Py_INCREF(*slot);
+    return *slot;
 }
 
 /* pair_list(column, start, stop, before, after): int64 pairs [start, stop) as tuples */
