@@ -99,3 +99,23 @@ def test_generic_pipeline(vocab):
     assert "".join(vocab.token(i).removeprefix("##") for i in ids) == "helloworld"
     assert [text[s:e] for s, e in offsets if word_ids] and offsets[-1] == (7, 12)
     assert "".join(text[s:e] for s, e in offsets) == "HelloWorld"
+
+
+def test_chunk_cache_stays_bounded_and_right(monkeypatch):
+    """The two-generation chunk cache never holds more than CACHE_SIZE chunks, and
+    results do not depend on what it holds."""
+    from wordpieces import splitting
+    from wordpieces.models import WordPiece
+    from wordpieces.normalizers import BertNormalizer
+    from wordpieces.pre_tokenizers import BertPreTokenizer
+    from wordpieces.vocab import Vocab
+    monkeypatch.setattr(splitting, "CACHE_SIZE", 8)
+    vocab = Vocab(["[UNK]", "a", "b", "##a", "##b", "!"])
+    encoder = splitting.WordEncoder(BertNormalizer(), BertPreTokenizer(), WordPiece(vocab))
+    texts = [" ".join(f"{w}{'!' * (i % 3)}" for w in ("ab", "ba", "aab", "b")) for i in range(40)]
+    first = [encoder.encode(t) for t in texts]
+    assert len(encoder._chunks) + len(encoder._older_chunks) <= 8
+    fresh = splitting.WordEncoder(BertNormalizer(), BertPreTokenizer(), WordPiece(vocab))
+    assert [encoder.encode(t) for t in reversed(texts)] == [fresh.encode(t)
+                                                            for t in reversed(texts)]
+    assert first == [fresh.encode(t) for t in texts]

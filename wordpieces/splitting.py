@@ -50,6 +50,7 @@ class WordEncoder:
             self._classes = CharClasses(self._classify_original)
             self._word_map = CharClasses(self._word_char)
             self._chunks: dict[str, Chunk] = {}
+            self._older_chunks: dict[str, Chunk] = {}
             self._false_spaces = self._false_space_pattern()
 
     # ------------------------------------------------------------ public
@@ -94,10 +95,14 @@ class WordEncoder:
 
     def _chunk(self, chunk: str) -> Chunk:
         """Encode one whitespace-free chunk (e.g. ``"world!"``) and cache the result."""
-        ids, offsets, word_ids = _collect(self._words(chunk))
-        result = (ids, offsets, word_ids, word_ids[-1] + 1 if word_ids else 0)
-        if len(self._chunks) >= CACHE_SIZE:
-            self._chunks.clear()
+        result = self._older_chunks.get(chunk)
+        if result is None:
+            ids, offsets, word_ids = _collect(self._words(chunk))
+            result = (ids, offsets, word_ids, word_ids[-1] + 1 if word_ids else 0)
+        if len(self._chunks) >= CACHE_SIZE // 2:
+            # Two generations, the cheap cousin of LRU: when the young one fills up it
+            # becomes the old one, and chunks still in use move back on their next use.
+            self._older_chunks, self._chunks = self._chunks, {}
         self._chunks[chunk] = result
         return result
 
