@@ -32,17 +32,17 @@ from .encoding import Encoding
 Extra = tuple[int, str, int, int]
 
 
-class ListTokens:
-    """Raw tokens already held as lists (the general paths).
+class IdTokens:
+    """Raw tokens' ids, and what comes from them alone (length, token names).
 
     Each method returns a new list: ``before`` + the row + ``after`` (the layout's extra
     items), so that no two encodings ever share a list.
     """
 
-    __slots__ = ("_ids", "_offsets", "_word_ids")
+    __slots__ = ("_ids",)
 
-    def __init__(self, ids: list[int], offsets: list[tuple[int, int]], word_ids: list[int]):
-        self._ids, self._offsets, self._word_ids = ids, offsets, word_ids
+    def __init__(self, ids: list[int]):
+        self._ids = ids
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -52,6 +52,16 @@ class ListTokens:
 
     def tokens(self, names: list, before: tuple = (), after: tuple = ()) -> list[str]:
         return [*before, *map(names.__getitem__, self._ids), *after]
+
+
+class ListTokens(IdTokens):
+    """Raw tokens already held as lists (the general paths)."""
+
+    __slots__ = ("_offsets", "_word_ids")
+
+    def __init__(self, ids: list[int], offsets: list[tuple[int, int]], word_ids: list[int]):
+        super().__init__(ids)
+        self._offsets, self._word_ids = offsets, word_ids
 
     def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
         return [*before, *self._offsets, *after]

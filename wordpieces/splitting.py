@@ -19,7 +19,7 @@ import functools
 import re
 from itertools import accumulate
 
-from .lazy_encoding import ListTokens
+from .lazy_encoding import IdTokens, ListTokens
 from .normalizers import BertNormalizer, NormalizedString, Normalizer
 from .pre_tokenizers import ISOLATE, SPACE, WORD, BertPreTokenizer, CharClasses, PreTokenizer
 
@@ -191,26 +191,18 @@ def _python_spaces() -> tuple[str, ...]:
     return tuple(ch for ch in map(chr, range(0x110000)) if ch.isspace())
 
 
-class ChunkTokens:
+class ChunkTokens(IdTokens):
     """Raw tokens of a chunkable text: its ids, and per chunk its cached tokens.
 
     Offsets and word ids are put together from the chunks only when asked for.
     Methods as ``lazy_encoding.ListTokens``.
     """
 
-    __slots__ = ("_text", "_parts", "_entries", "_ids")
+    __slots__ = ("_text", "_parts", "_entries")
 
     def __init__(self, text: str, parts: list[str], entries: list[Chunk], ids: list[int]):
-        self._text, self._parts, self._entries, self._ids = text, parts, entries, ids
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
-    def ids(self, before: tuple = (), after: tuple = ()) -> list[int]:
-        return [*before, *self._ids, *after]
-
-    def tokens(self, names: list, before: tuple = (), after: tuple = ()) -> list[str]:
-        return [*before, *map(names.__getitem__, self._ids), *after]
+        super().__init__(ids)
+        self._text, self._parts, self._entries = text, parts, entries
 
     def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
         starts = _chunk_starts(self._text, self._parts)

@@ -48,29 +48,6 @@ static PyObject *framed_list(PyObject *before, PyObject *after, Py_ssize_t n)
     return list;
 }
 
-/* int_list(column, start, stop, before, after) -> before + column[start:stop] + after */
-PyObject *wp_int_list(PyObject *module, PyObject *args)
-{
-    PyObject *column, *before, *after;
-    Py_ssize_t start, stop;
-    Py_buffer view;
-    if (!PyArg_ParseTuple(args, "OnnOO:int_list", &column, &start, &stop, &before, &after) ||
-        row_view(column, sizeof(int32_t), start, stop, &view) < 0)
-        return NULL;
-    PyObject *list = framed_list(before, after, stop - start);
-    const int32_t *v = (const int32_t *)view.buf;
-    Py_ssize_t nb = list ? PyTuple_GET_SIZE(before) : 0;
-    for (Py_ssize_t i = start; list && i < stop; i++) {
-        PyObject *x = wp_new_int(v[i]);
-        if (!x)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, nb + i - start, x);
-    }
-    PyBuffer_Release(&view);
-    return list;
-}
-
 static PyObject *new_pair(int64_t a, int64_t b)
 {
     PyObject *x = wp_new_int(a), *y = x ? wp_new_int(b) : NULL;
@@ -111,27 +88,69 @@ static PyObject *pair(int64_t a, int64_t b)
     return *slot;
 }
 
+/* One list item from a column's buffer (names: the token names, for name_item). */
+typedef PyObject *(*item_fn)(const void *buf, Py_ssize_t i, PyObject *names);
+
+static PyObject *int_item(const void *buf, Py_ssize_t i, PyObject *names)
+{
+    return wp_new_int(((const int32_t *)buf)[i]);
+}
+
+static PyObject *pair_item(const void *buf, Py_ssize_t i, PyObject *names)
+{
+    const int64_t *v = (const int64_t *)buf;
+    return pair(v[2 * i], v[2 * i + 1]);
+}
+
+static PyObject *name_item(const void *buf, Py_ssize_t i, PyObject *names)
+{
+    int32_t id = ((const int32_t *)buf)[i];
+    if (id < 0 || id >= PyList_GET_SIZE(names))
+        return PyErr_Format(PyExc_IndexError, "id %d has no token (vocabulary of %zd)", id,
+                            PyList_GET_SIZE(names));
+    PyObject *x = PyList_GET_ITEM(names, id);
+    Py_INCREF(x);
+    return x;
+}
+
+/* before + [item(i) for i in range(start, stop)] + after, from `width`-byte items */
+static PyObject *row_list(PyObject *column, Py_ssize_t width, Py_ssize_t start, Py_ssize_t stop,
+                          PyObject *before, PyObject *after, item_fn item, PyObject *names)
+{
+    Py_buffer view;
+    if (row_view(column, width, start, stop, &view) < 0)
+        return NULL;
+    PyObject *list = framed_list(before, after, stop - start);
+    Py_ssize_t nb = list ? PyTuple_GET_SIZE(before) : 0;
+    for (Py_ssize_t i = start; list && i < stop; i++) {
+        PyObject *x = item(view.buf, i, names);
+        if (!x)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, nb + i - start, x);
+    }
+    PyBuffer_Release(&view);
+    return list;
+}
+
+/* int_list(column, start, stop, before, after): int32 items [start, stop) as ints */
+PyObject *wp_int_list(PyObject *module, PyObject *args)
+{
+    PyObject *column, *before, *after;
+    Py_ssize_t start, stop;
+    if (!PyArg_ParseTuple(args, "OnnOO:int_list", &column, &start, &stop, &before, &after))
+        return NULL;
+    return row_list(column, sizeof(int32_t), start, stop, before, after, int_item, NULL);
+}
+
 /* pair_list(column, start, stop, before, after): int64 pairs [start, stop) as tuples */
 PyObject *wp_pair_list(PyObject *module, PyObject *args)
 {
     PyObject *column, *before, *after;
     Py_ssize_t start, stop;
-    Py_buffer view;
-    if (!PyArg_ParseTuple(args, "OnnOO:pair_list", &column, &start, &stop, &before, &after) ||
-        row_view(column, 2 * sizeof(int64_t), start, stop, &view) < 0)
+    if (!PyArg_ParseTuple(args, "OnnOO:pair_list", &column, &start, &stop, &before, &after))
         return NULL;
-    PyObject *list = framed_list(before, after, stop - start);
-    const int64_t *v = (const int64_t *)view.buf;
-    Py_ssize_t nb = list ? PyTuple_GET_SIZE(before) : 0;
-    for (Py_ssize_t i = start; list && i < stop; i++) {
-        PyObject *t = pair(v[2 * i], v[2 * i + 1]);
-        if (!t)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, nb + i - start, t);
-    }
-    PyBuffer_Release(&view);
-    return list;
+    return row_list(column, 2 * sizeof(int64_t), start, stop, before, after, pair_item, NULL);
 }
 
 /* name_list(column, start, stop, names, before, after): names[id] for each int32 id */
@@ -139,25 +158,8 @@ PyObject *wp_name_list(PyObject *module, PyObject *args)
 {
     PyObject *column, *names, *before, *after;
     Py_ssize_t start, stop;
-    Py_buffer view;
     if (!PyArg_ParseTuple(args, "OnnO!OO:name_list", &column, &start, &stop, &PyList_Type,
-                          &names, &before, &after) ||
-        row_view(column, sizeof(int32_t), start, stop, &view) < 0)
+                          &names, &before, &after))
         return NULL;
-    PyObject *list = framed_list(before, after, stop - start);
-    const int32_t *v = (const int32_t *)view.buf;
-    Py_ssize_t nb = list ? PyTuple_GET_SIZE(before) : 0;
-    for (Py_ssize_t i = start; list && i < stop; i++) {
-        if (v[i] < 0 || v[i] >= PyList_GET_SIZE(names)) {
-            PyErr_Format(PyExc_IndexError, "id %d has no token (vocabulary of %zd)", v[i],
-                         PyList_GET_SIZE(names));
-            Py_CLEAR(list);
-            break;
-        }
-        PyObject *x = PyList_GET_ITEM(names, v[i]);
-        Py_INCREF(x);
-        PyList_SET_ITEM(list, nb + i - start, x);
-    }
-    PyBuffer_Release(&view);
-    return list;
+    return row_list(column, sizeof(int32_t), start, stop, before, after, name_item, names);
 }
