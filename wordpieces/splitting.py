@@ -69,22 +69,24 @@ class WordEncoder:
         """
         if not self._chunkable(text):
             return ListTokens(*_collect(self._words(text)))
-        parts = text.split()
+        return ChunkTokens(self, text, self._chunk_ids(text))
+
+    def chunk_entries(self, parts: list[str]) -> list[Chunk]:
+        """The cached tokens of each whitespace-free chunk (encoded if not cached)."""
         chunks, encode_chunk = self._chunks, self._chunk
-        entries = [chunks.get(chunk) or encode_chunk(chunk) for chunk in parts]
-        ids: list[int] = []
-        for entry in entries:
-            ids += entry[0]
-        return ChunkTokens(text, parts, entries, ids)
+        return [chunks.get(chunk) or encode_chunk(chunk) for chunk in parts]
 
     def encode_ids(self, text: str) -> list[int]:
         """Return only the ids (no offsets are built)."""
         if not self._chunkable(text):
             return [id_ for _, pieces in self._words(text) for id_, _, _ in pieces]
+        return self._chunk_ids(text)
+
+    def _chunk_ids(self, text: str) -> list[int]:
         ids: list[int] = []
-        chunks = self._chunks
+        chunks, encode_chunk = self._chunks, self._chunk
         for chunk in text.split():
-            ids += (chunks.get(chunk) or self._chunk(chunk))[0]
+            ids += (chunks.get(chunk) or encode_chunk(chunk))[0]
         return ids
 
     # ------------------------------------------------------------ chunks
@@ -192,27 +194,31 @@ def _python_spaces() -> tuple[str, ...]:
 
 
 class ChunkTokens(IdTokens):
-    """Raw tokens of a chunkable text: its ids, and per chunk its cached tokens.
+    """Raw tokens of a chunkable text: its ids, and its chunks looked up again when asked.
 
-    Offsets and word ids are put together from the chunks only when asked for.
+    Only the ids are kept (fewer objects per text for the garbage collector to walk);
+    offsets and word ids are put together from the chunk cache when first asked for.
     Methods as ``lazy_encoding.ListTokens``.
     """
 
-    __slots__ = ("_text", "_parts", "_entries")
+    __slots__ = ("_encoder", "_text")
 
-    def __init__(self, text: str, parts: list[str], entries: list[Chunk], ids: list[int]):
+    def __init__(self, encoder: WordEncoder, text: str, ids: list[int]):
         super().__init__(ids)
-        self._text, self._parts, self._entries = text, parts, entries
+        self._encoder, self._text = encoder, text
 
     def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
-        starts = _chunk_starts(self._text, self._parts)
-        body = [(p + s, p + e) for p, entry in zip(starts, self._entries, strict=True)
+        parts = self._text.split()
+        starts = _chunk_starts(self._text, parts)
+        body = [(p + s, p + e)
+                for p, entry in zip(starts, self._encoder.chunk_entries(parts), strict=True)
                 for s, e in entry[1]]
         return [*before, *body, *after] if before or after else body
 
     def word_ids(self, before: tuple = (), after: tuple = ()) -> list[int | None]:
-        firsts = accumulate((entry[3] for entry in self._entries), initial=0)
-        body = [first + w for first, entry in zip(firsts, self._entries, strict=False)
+        entries = self._encoder.chunk_entries(self._text.split())
+        firsts = accumulate((entry[3] for entry in entries), initial=0)
+        body = [first + w for first, entry in zip(firsts, entries, strict=False)
                 for w in entry[2]]
         return [*before, *body, *after] if before or after else body
 
