@@ -5,12 +5,15 @@ two masks). Building them all for every text of a batch costs several times what
 tokenization itself costs, and most callers read two or three of them. A
 ``LazyEncoding`` keeps the tokenizer's raw output (raw tokens: ids now, offsets and word
 ids when asked) and a ``Layout`` (the special and padding tokens around it), and builds
-each list the first time it is read; after that it is an ordinary attribute. Hugging
-Face's ``Encoding`` does the same in effect: its lists become Python objects when read.
+each list the first time it is read, then keeps it. Hugging Face's ``Encoding`` does
+the same in effect: its lists become Python objects when read.
 
 Every field is independent, exactly as on a plain ``Encoding``: assigning ``ids`` does
 not change ``tokens``. Any operation that needs the lists (``truncate``, ``merge``,
 ``==``, pickling) reads them, so it behaves as on a plain ``Encoding``.
+
+An encoding from a native batch keeps that batch's flat output (about 20 bytes per
+token of the whole batch) alive until it is dropped, as a numpy view keeps its base.
 
 Raw tokens are any object with ``len()`` and the methods of ``ListTokens`` here (each
 builds a new list, with given items before and after the row): ``ListTokens`` (lists
