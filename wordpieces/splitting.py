@@ -67,7 +67,7 @@ class WordEncoder:
 
         What ``lazy_encoding.LazyEncoding`` holds; the ids are what every caller reads.
         """
-        if not self._chunkable(text):
+        if not self._fused or self._false_spaces.search(text):  # not _chunkable
             return ListTokens(*_collect(self._words(text)))
         return ChunkTokens(self, text, self._chunk_ids(text))
 
@@ -97,16 +97,21 @@ class WordEncoder:
 
     def _chunk(self, chunk: str) -> Chunk:
         """Encode one whitespace-free chunk (e.g. ``"world!"``) and cache the result."""
-        result = self._older_chunks.get(chunk)
-        if result is None:
-            ids, offsets, word_ids = _collect(self._words(chunk))
-            result = (ids, offsets, word_ids, word_ids[-1] + 1 if word_ids else 0)
+        result = self._older_chunks.get(chunk) or self._new_chunk(chunk)
         if len(self._chunks) >= CACHE_SIZE // 2:
             # Two generations, the cheap cousin of LRU: when the young one fills up it
             # becomes the old one, and chunks still in use move back on their next use.
             self._older_chunks, self._chunks = self._chunks, {}
         self._chunks[chunk] = result
         return result
+
+    def _new_chunk(self, chunk: str) -> Chunk:
+        if chunk.translate(self._classes).strip(WORD):  # punctuation, CJK...: several words
+            ids, offsets, word_ids = _collect(self._words(chunk))
+            return ids, offsets, word_ids, word_ids[-1] + 1 if word_ids else 0
+        pieces = self._cache.get(chunk) or self._word_pieces(chunk)  # one word (most chunks)
+        return ([i for i, _, _ in pieces], [(s, e) for _, s, e in pieces], [0] * len(pieces),
+                1 if pieces else 0)
 
     def _false_space_pattern(self) -> re.Pattern:
         # Characters str.split() cuts on but the pipeline does not treat as spaces
@@ -204,8 +209,7 @@ class ChunkTokens(IdTokens):
     __slots__ = ("_encoder", "_text")
 
     def __init__(self, encoder: WordEncoder, text: str, ids: list[int]):
-        super().__init__(ids)
-        self._encoder, self._text = encoder, text
+        self._ids, self._encoder, self._text = ids, encoder, text  # one per text: no super()
 
     def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
         parts = self._text.split()
