@@ -59,8 +59,12 @@ class WordEncoder:
         """Return ids, offsets into ``text`` and the index of the word of each token."""
         if not self._chunkable(text):
             return _collect(self._words(text))
-        raw = self.encode_raw(text)
-        return raw.ids(), raw.offsets(), raw.word_ids()
+        parts = text.split()
+        entries = self.chunk_entries(parts)  # once for all three lists
+        ids: list[int] = []
+        for entry in entries:
+            ids += entry[0]
+        return ids, _chunk_offsets(text, parts, entries), _chunk_word_ids(entries)
 
     def encode_raw(self, text: str):
         """Return the tokens of ``text``: ids now, offsets and word ids when asked for.
@@ -213,18 +217,24 @@ class ChunkTokens(IdTokens):
 
     def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
         parts = self._text.split()
-        starts = _chunk_starts(self._text, parts)
-        body = [(p + s, p + e)
-                for p, entry in zip(starts, self._encoder.chunk_entries(parts), strict=True)
-                for s, e in entry[1]]
+        body = _chunk_offsets(self._text, parts, self._encoder.chunk_entries(parts))
         return [*before, *body, *after] if before or after else body
 
     def word_ids(self, before: tuple = (), after: tuple = ()) -> list[int | None]:
-        entries = self._encoder.chunk_entries(self._text.split())
-        firsts = accumulate((entry[3] for entry in entries), initial=0)
-        body = [first + w for first, entry in zip(firsts, entries, strict=False)
-                for w in entry[2]]
+        body = _chunk_word_ids(self._encoder.chunk_entries(self._text.split()))
         return [*before, *body, *after] if before or after else body
+
+
+def _chunk_offsets(text: str, parts: list[str], entries: list[Chunk]) -> list[tuple[int, int]]:
+    """Offsets into ``text`` of the tokens of its chunks (``parts``, their ``entries``)."""
+    return [(p + s, p + e) for p, entry in zip(_chunk_starts(text, parts), entries, strict=True)
+            for s, e in entry[1]]
+
+
+def _chunk_word_ids(entries: list[Chunk]) -> list[int]:
+    """The word index in the text of each token of its chunks."""
+    firsts = accumulate((entry[3] for entry in entries), initial=0)
+    return [first + w for first, entry in zip(firsts, entries, strict=False) for w in entry[2]]
 
 
 def _chunk_starts(text: str, parts: list[str]) -> list[int]:
