@@ -1,7 +1,7 @@
 """The WordPiece and WordLevel models and the greedy longest-match function."""
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wordpieces.errors import VocabError
@@ -103,6 +103,24 @@ def test_cached_model_equals_function(word):
     model = WordPiece(vocab)
     assert [t for t, _ in model.tokenize(word)] == wordpiece_tokenize(word, vocab)
     assert [t for t, _ in model.tokenize(word)] == wordpiece_tokenize(word, vocab)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(),
+       pieces=st.lists(st.tuples(st.booleans(), st.text(alphabet="ab#@", min_size=1,
+                                                        max_size=6)), max_size=14),
+       prefix=st.sampled_from(["##", "@@", "#", ""]), limit=st.integers(0, 20))
+def test_split_equals_the_reference_function(data, pieces, prefix, limit):
+    """WordPiece.split (continuations keyed without their prefix) == wordpiece_tokenize."""
+    vocab = list(dict.fromkeys(["[UNK]", *(prefix * go_on + body for go_on, body in pieces)]))
+    # words glued from the vocabulary's own pieces, so that long matches happen
+    glue = st.sampled_from([b for _, b in pieces] + ["a", "#"])
+    word = "".join([data.draw(glue) + data.draw(glue), *data.draw(st.lists(glue, max_size=4))])
+    model = WordPiece(vocab, continuing_subword_prefix=prefix, max_input_chars_per_word=limit)
+    expected = wordpiece_tokenize(word, vocab, continuing_subword_prefix=prefix,
+                                  max_input_chars_per_word=limit)
+    assert [model.vocab.tokens[i] for i, _, _ in model.split(word)] == expected
+    assert model.pieces(word) == model.split(word)
 
 
 def test_word_start_piece_may_begin_with_the_prefix():

@@ -1,5 +1,7 @@
 """The fused fast path gives exactly what the stages give when run one after another."""
 
+import string
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -7,7 +9,7 @@ from hypothesis import strategies as st
 from wordpieces.flavors import FLAVORS
 from wordpieces.models import WordPiece
 from wordpieces.normalizers import BertNormalizer, Lowercase
-from wordpieces.pre_tokenizers import BertPreTokenizer, WhitespaceSplit
+from wordpieces.pre_tokenizers import BertPreTokenizer, CharClasses, WhitespaceSplit
 from wordpieces.splitting import WordEncoder
 from wordpieces.vocab import Vocab
 
@@ -70,6 +72,43 @@ def test_fused_equals_staged_on_any_text(vocab, text, flavor, lowercase):
     assert encoder.encode_ids(text) == expected[0]
 
 
+ASCII = st.text(alphabet=string.printable, max_size=60) | st.lists(
+    st.sampled_from(["Don't", "(a)", "e-mail", "U.S.A.", "x2", "##s", "[UNK]", "  ", "\t"]),
+    max_size=8).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=ASCII, flavor=st.sampled_from(FLAVORS), lowercase=st.booleans())
+def test_ascii_shortcut_equals_staged(vocab, text, flavor, lowercase):
+    """Printable ASCII chunks skip the class table: ids, offsets, raw tokens stay staged's."""
+    encoder = make(vocab, flavor, lowercase)
+    expected = staged(encoder.normalizer, encoder.pre_tokenizer, encoder.model, text)
+    assert encoder.encode_ids(text) == expected[0]  # ids cache first, then the entries
+    raw = encoder.encode_raw(text)
+    assert (raw.ids(), raw.offsets(), raw.word_ids()) == expected
+    assert encoder.encode(text) == expected
+
+
+@pytest.mark.parametrize("flavor", FLAVORS)
+@pytest.mark.parametrize("lowercase", [True, False])
+def test_ascii_shortcut_is_taken_by_every_flavor(vocab, flavor, lowercase):
+    """Every BERT flavor folds printable ASCII by case alone, so the shortcut applies."""
+    assert make(vocab, flavor, lowercase)._ascii_fold is (str.lower if lowercase else str)
+
+
+def test_ascii_shortcut_is_refused_when_a_sign_is_not_isolated(vocab):
+    """A pipeline that treats ASCII otherwise (here: '-' kept inside words) keeps the table."""
+    pre_tokenizer = BertPreTokenizer()
+    classify = pre_tokenizer.classes.classify
+    pre_tokenizer.classes = CharClasses(lambda ch: "w" if ch == "-" else classify(ch))
+    encoder = WordEncoder(BertNormalizer(), pre_tokenizer, WordPiece(vocab))
+    assert encoder._ascii_fold is None
+    text = "e-mail (re-sent), x-ray!"
+    expected = staged(encoder.normalizer, pre_tokenizer, encoder.model, text)
+    assert [vocab.token(i) for i in expected[0]][:3] == ["e", "##-", "##mail"]
+    assert encoder.encode(text) == expected and encoder.encode_ids(text) == expected[0]
+
+
 @settings(max_examples=200, deadline=None)
 @given(text=TRICKY, flavor=st.sampled_from(FLAVORS))
 def test_offsets_slice_the_original(vocab, text, flavor):
@@ -114,8 +153,12 @@ def test_chunk_cache_stays_bounded_and_right(monkeypatch):
     encoder = splitting.WordEncoder(BertNormalizer(), BertPreTokenizer(), WordPiece(vocab))
     texts = [" ".join(f"{w}{'!' * (i % 3)}" for w in ("ab", "ba", "aab", "b")) for i in range(40)]
     first = [encoder.encode(t) for t in texts]
-    assert len(encoder._chunks) + len(encoder._older_chunks) <= 8
+    first_ids = [encoder.encode_ids(t) for t in texts]
+    assert len(encoder._chunks) <= 8 and len(encoder._chunk_ids_cache) <= 8
     fresh = splitting.WordEncoder(BertNormalizer(), BertPreTokenizer(), WordPiece(vocab))
     assert [encoder.encode(t) for t in reversed(texts)] == [fresh.encode(t)
                                                             for t in reversed(texts)]
+    assert [encoder.encode_ids(t) for t in reversed(texts)] == [fresh.encode_ids(t)
+                                                                for t in reversed(texts)]
     assert first == [fresh.encode(t) for t in texts]
+    assert first_ids == [ids for ids, _, _ in first]

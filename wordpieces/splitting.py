@@ -27,9 +27,12 @@ COMPLEX = "c"
 CACHE_SIZE = 200_000
 _WORDS_AND_ISOLATED = re.compile(ISOLATE + "|" + WORD + "+")
 _NON_SPACE = re.compile(r"\S+")  # \s is str.isspace(), where str.split() cuts
+_ASCII_WORDS = re.compile(r"[0-9A-Za-z]+|[^0-9A-Za-z]")  # "(don't)" -> ( don ' t )
 
 Pieces = tuple[tuple[int, int, int], ...]  # (id, start, end), offsets relative to the word
-Chunk = tuple[list[int], list[tuple[int, int]], list[int], int]  # ids, offsets, word ids, words
+# A chunk's ids, (id, start, end) per token, word index per token, number of words; all
+# tuples, which the garbage collector stops tracking (a cold cache fills with thousands)
+Chunk = tuple[tuple[int, ...], Pieces, tuple[int, ...], int]
 
 
 class WordEncoder:
@@ -49,9 +52,13 @@ class WordEncoder:
         if self._fused:
             self._classes = CharClasses(self._classify_original)
             self._word_map = CharClasses(self._word_char)
-            self._chunks: dict[str, Chunk] = {}
-            self._older_chunks: dict[str, Chunk] = {}
+            # Ids alone for the hot loop (a tuple per chunk: little for the collector to
+            # track), whole entries for texts whose offsets are read.
+            self._chunk_ids_cache = _Generations(CACHE_SIZE // 2)
+            self._chunks = _Generations(CACHE_SIZE // 2)
             self._false_spaces = self._false_space_pattern()
+            self._ascii_fold = self._plain_ascii_fold()
+            self._split = getattr(model, "split", None)
 
     # ------------------------------------------------------------ public
 
@@ -77,8 +84,8 @@ class WordEncoder:
 
     def chunk_entries(self, parts: list[str]) -> list[Chunk]:
         """The cached tokens of each whitespace-free chunk (encoded if not cached)."""
-        chunks, encode_chunk = self._chunks, self._chunk
-        return [chunks.get(chunk) or encode_chunk(chunk) for chunk in parts]
+        known, encode_chunk = self._chunks.young.get, self._chunk
+        return [known(chunk) or encode_chunk(chunk) for chunk in parts]
 
     def encode_ids(self, text: str) -> list[int]:
         """Return only the ids (no offsets are built)."""
@@ -88,10 +95,33 @@ class WordEncoder:
 
     def _chunk_ids(self, text: str) -> list[int]:
         ids: list[int] = []
-        chunks, encode_chunk = self._chunks, self._chunk
+        known, encode_chunk = self._chunk_ids_cache.young.get, self._new_chunk_ids
         for chunk in text.split():
-            ids += (chunks.get(chunk) or encode_chunk(chunk))[0]
+            ids += known(chunk) or encode_chunk(chunk)
         return ids
+
+    def _new_chunk_ids(self, chunk: str) -> tuple[int, ...]:
+        """The ids of a chunk missing from the young generation of the ids cache."""
+        ids = self._chunk_ids_cache.old.get(chunk)
+        if ids is None:
+            fold = self._ascii_fold
+            if fold and chunk.isascii() and chunk.isalnum():  # one ASCII word: most chunks
+                pieces = self._split(fold(chunk))
+                ids = (pieces[0][0],) if len(pieces) == 1 else tuple(i for i, _, _ in pieces)
+            elif fold and chunk.isascii() and chunk.isprintable():
+                ids = self._ascii_words_ids(chunk)
+            else:
+                ids = self._new_chunk(chunk)[0]  # the entry is kept only if offsets are read
+        return self._chunk_ids_cache.keep(chunk, ids)
+
+    def _ascii_words_ids(self, chunk: str) -> tuple[int, ...]:
+        """The ids of a printable ASCII chunk of several words (``_ascii_words_chunk``)."""
+        ids = []
+        cache = self._cache
+        for word in _ASCII_WORDS.findall(chunk):
+            for piece in cache.get(word) or self._word_pieces(word):
+                ids.append(piece[0])
+        return tuple(ids)
 
     # ------------------------------------------------------------ chunks
 
@@ -101,21 +131,51 @@ class WordEncoder:
 
     def _chunk(self, chunk: str) -> Chunk:
         """Encode one whitespace-free chunk (e.g. ``"world!"``) and cache the result."""
-        result = self._older_chunks.get(chunk) or self._new_chunk(chunk)
-        if len(self._chunks) >= CACHE_SIZE // 2:
-            # Two generations, the cheap cousin of LRU: when the young one fills up it
-            # becomes the old one, and chunks still in use move back on their next use.
-            self._older_chunks, self._chunks = self._chunks, {}
-        self._chunks[chunk] = result
-        return result
+        return self._chunks.keep(chunk, self._chunks.old.get(chunk) or self._new_chunk(chunk))
 
     def _new_chunk(self, chunk: str) -> Chunk:
-        if chunk.translate(self._classes).strip(WORD):  # punctuation, CJK...: several words
+        if self._ascii_fold and chunk.isascii() and chunk.isprintable():
+            if not chunk.isalnum():  # "world!", "(don't)": ASCII words are easy to find
+                return self._ascii_words_chunk(chunk)
+            return _word_chunk(self._split(self._ascii_fold(chunk)))
+        elif chunk.translate(self._classes).strip(WORD):  # punctuation, CJK...: several words
             ids, offsets, word_ids = _collect(self._words(chunk))
-            return ids, offsets, word_ids, word_ids[-1] + 1 if word_ids else 0
-        pieces = self._cache.get(chunk) or self._word_pieces(chunk)  # one word (most chunks)
-        return ([i for i, _, _ in pieces], [(s, e) for _, s, e in pieces], [0] * len(pieces),
-                1 if pieces else 0)
+            pieces = tuple((i, s, e) for i, (s, e) in zip(ids, offsets, strict=True))
+            return tuple(ids), pieces, tuple(word_ids), word_ids[-1] + 1 if word_ids else 0
+        return _word_chunk(self._cache.get(chunk) or self._word_pieces(chunk))  # one word
+
+    def _ascii_words_chunk(self, chunk: str) -> Chunk:
+        """Encode a printable ASCII chunk of several words: letters and digits, or one sign."""
+        ids: list[int] = []
+        pieces: list[tuple[int, int, int]] = []
+        word_ids: list[int] = []
+        cache, start = self._cache, 0
+        for index, word in enumerate(_ASCII_WORDS.findall(chunk)):
+            for i, s, e in cache.get(word) or self._word_pieces(word):
+                ids.append(i)
+                pieces.append((i, start + s, start + e))
+                word_ids.append(index)
+            start += len(word)
+        return tuple(ids), tuple(pieces), tuple(word_ids), index + 1
+
+    def _plain_ascii_fold(self):
+        """``str.lower`` or ``str``, if that is what the pipeline does to printable ASCII.
+
+        True of every BERT flavor, lowercasing or not: letters and digits are word
+        characters normalized by case alone, other signs are isolated and kept as they are.
+        Such chunks skip the class table (``_new_chunk``) and ``_ASCII_WORDS`` finds their
+        words.
+        """
+        signs = [chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum()]
+        alnum = [chr(c) for c in range(0x21, 0x7F) if chr(c).isalnum()]
+        if any(self._classes[ord(c)] != ISOLATE or self._word_char(c) != c for c in signs):
+            return None
+        if any(self._classes[ord(c)] != WORD for c in alnum):
+            return None
+        for fold in (str, str.lower):
+            if all(self._word_char(c) == fold(c) for c in alnum):
+                return fold
+        return None
 
     def _false_space_pattern(self) -> re.Pattern:
         # Characters str.split() cuts on but the pipeline does not treat as spaces
@@ -142,17 +202,19 @@ class WordEncoder:
 
     def _word_pieces(self, word: str) -> Pieces:
         """Normalize one original word, tokenize it, map pieces to original offsets."""
-        normalized = word.translate(self._word_map)
-        if not normalized:
-            pieces: Pieces = ()
+        fold = self._ascii_fold
+        if fold and word.isascii() and word.isprintable():
+            pieces: Pieces = self._split(fold(word))
+        elif not (normalized := word.translate(self._word_map)):
+            pieces = ()
         elif len(normalized) == len(word) and normalized.isascii() and word.isascii():
-            pieces = self.model.pieces(normalized)
+            pieces = self._split(normalized)
         else:
             ns = self.normalizer.normalize(word)
             inner = ns.normalized.strip(" ")
             shift = ns.normalized.index(inner[0]) if inner else 0
             pieces = tuple((i, *ns.span(shift + s, shift + e))
-                           for i, s, e in self.model.pieces(inner))
+                           for i, s, e in self._split(inner))
         if len(self._cache) >= CACHE_SIZE:
             self._cache.clear()
         self._cache[word] = pieces
@@ -196,6 +258,32 @@ class WordEncoder:
         return self.normalizer.mapped(ch).strip(" ")  # type: ignore[union-attr]
 
 
+class _Generations:
+    """A bounded cache in two generations, the cheap cousin of LRU.
+
+    Hot loops look keys up in ``young`` and call ``keep`` on a miss, after a look in
+    ``old``. When ``young`` fills up it becomes ``old`` (the previous ``old`` is
+    dropped), and keys still in use move back to ``young`` on their next miss.
+    """
+
+    __slots__ = ("young", "old", "limit")
+
+    def __init__(self, limit: int):
+        self.young: dict = {}
+        self.old: dict = {}
+        self.limit = limit
+
+    def keep(self, key, value):
+        """Store ``value`` under ``key`` in the young generation; return ``value``."""
+        if len(self.young) >= self.limit:
+            self.old, self.young = self.young, {}
+        self.young[key] = value
+        return value
+
+    def __len__(self) -> int:
+        return len(self.young) + len(self.old)
+
+
 @functools.cache
 def _python_spaces() -> tuple[str, ...]:
     """Every character ``str.split()`` cuts on (computed once: it scans all code points)."""
@@ -225,10 +313,17 @@ class ChunkTokens(IdTokens):
         return [*before, *body, *after] if before or after else body
 
 
+def _word_chunk(pieces: Pieces) -> Chunk:
+    """The cache entry of a chunk that is one word (or none: all its characters deleted)."""
+    if len(pieces) == 1:
+        return (pieces[0][0],), pieces, (0,), 1
+    return tuple(i for i, _, _ in pieces), pieces, (0,) * len(pieces), 1 if pieces else 0
+
+
 def _chunk_offsets(text: str, parts: list[str], entries: list[Chunk]) -> list[tuple[int, int]]:
     """Offsets into ``text`` of the tokens of its chunks (``parts``, their ``entries``)."""
     return [(p + s, p + e) for p, entry in zip(_chunk_starts(text, parts), entries, strict=True)
-            for s, e in entry[1]]
+            for _, s, e in entry[1]]
 
 
 def _chunk_word_ids(entries: list[Chunk]) -> list[int]:
