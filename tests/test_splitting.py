@@ -109,6 +109,17 @@ def test_ascii_shortcut_is_refused_when_a_sign_is_not_isolated(vocab):
     assert encoder.encode(text) == expected and encoder.encode_ids(text) == expected[0]
 
 
+@pytest.mark.parametrize("flavor", FLAVORS)
+@pytest.mark.parametrize("lowercase", [True, False])
+@pytest.mark.parametrize("text", ["Ação não é fácil, Σοφία", "ﬁnal İstanbul Straße Å\u0301",
+                                  "한\u0301\u0301 각\u0300\u0300국"])
+def test_non_ascii_words_take_the_right_path(vocab, flavor, lowercase, text):
+    """Words whose characters each normalize to one keep their offsets; others (ﬁ, İ) map."""
+    encoder = make(vocab, flavor, lowercase)
+    expected = staged(encoder.normalizer, encoder.pre_tokenizer, encoder.model, text)
+    assert encoder.encode(text) == expected
+
+
 @settings(max_examples=200, deadline=None)
 @given(text=TRICKY, flavor=st.sampled_from(FLAVORS))
 def test_offsets_slice_the_original(vocab, text, flavor):

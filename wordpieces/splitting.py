@@ -52,6 +52,7 @@ class WordEncoder:
         if self._fused:
             self._classes = CharClasses(self._classify_original)
             self._word_map = CharClasses(self._word_char)
+            self._reshaped = CharClasses(self._reshaped_char)
             # Ids alone for the hot loop (a tuple per chunk: little for the collector to
             # track), whole entries for texts whose offsets are read.
             self._chunk_ids_cache = _Generations(CACHE_SIZE // 2)
@@ -207,7 +208,7 @@ class WordEncoder:
             pieces: Pieces = self._split(fold(word))
         elif not (normalized := word.translate(self._word_map)):
             pieces = ()
-        elif len(normalized) == len(word) and normalized.isascii() and word.isascii():
+        elif not word.translate(self._reshaped):  # each character gives one: same offsets
             pieces = self._split(normalized)
         else:
             ns = self.normalizer.normalize(word)
@@ -256,6 +257,11 @@ class WordEncoder:
 
     def _word_char(self, ch: str) -> str:
         return self.normalizer.mapped(ch).strip(" ")  # type: ignore[union-attr]
+
+    def _reshaped_char(self, ch: str) -> str:
+        """``ch`` if it normalizes to anything but one (non-space) character, else ``""``."""
+        mapped = self.normalizer.mapped(ch)  # type: ignore[union-attr]
+        return "" if len(mapped) == 1 and mapped != " " else ch
 
 
 class _Generations:
