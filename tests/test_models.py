@@ -127,3 +127,12 @@ def test_word_start_piece_may_begin_with_the_prefix():
     """A word that itself starts with '##' can match a vocabulary entry whole (as HF/BERT)."""
     model = WordPiece(["[UNK]", "##abc", "x"])
     assert model.tokenize("##abc") == [("##abc", 1)]
+
+
+def test_prefix_is_fixed_at_construction():
+    """The continuation table is keyed without the prefix, so changing it later is refused."""
+    model = WordPiece(["[UNK]", "play", "@@ing"], continuing_subword_prefix="@@")
+    assert model.continuing_subword_prefix == "@@"
+    with pytest.raises(AttributeError):
+        model.continuing_subword_prefix = "##"  # type: ignore[misc]
+    assert model.tokenize("playing") == [("play", 1), ("@@ing", 2)]

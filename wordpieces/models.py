@@ -117,7 +117,7 @@ class WordPiece(VocabModel):
                              f"({len(self.vocab)} tokens)")
         self.unk_token = unk_token
         self.unk_id = self.vocab[unk_token]
-        self.continuing_subword_prefix = continuing_subword_prefix
+        self._prefix = continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
         self.max_input_bytes_per_word = max_input_bytes_per_word
         # The greedy search looks continuation pieces up without their prefix: one
@@ -126,6 +126,11 @@ class WordPiece(VocabModel):
         self._longest_start = max(map(len, self.vocab.ids))
         self._longest_continuation = max(map(len, self._continuations), default=0)
         self._cache: dict[str, tuple[tuple[int, int, int], ...]] = {}
+
+    @property
+    def continuing_subword_prefix(self) -> str:
+        """The prefix of continuation pieces (``"##"``); fixed at construction."""
+        return self._prefix  # the continuation table below is keyed without it
 
     def _too_long(self, word: str) -> bool:
         if self.max_input_bytes_per_word is not None:
