@@ -296,7 +296,7 @@ static PyObject *ids_list(EncoderObject *self, const int32_t *ids, int64_t n)
     return list;
 }
 
-static PyObject *int_pair(int64_t a, int64_t b)
+PyObject *wp_int_pair(int64_t a, int64_t b)
 {
     PyObject *pair = PyTuple_New(2);
     PyObject *x = pair ? new_int(a) : NULL, *y = x ? new_int(b) : NULL;
@@ -317,7 +317,7 @@ static PyObject *offsets_list(const int64_t *offs, int64_t n)
     if (!list)
         return NULL;
     for (int64_t k = 0; k < n; k++) {
-        PyObject *pair = int_pair(offs[2 * k], offs[2 * k + 1]);
+        PyObject *pair = wp_int_pair(offs[2 * k], offs[2 * k + 1]);
         if (!pair) {
             Py_DECREF(list);
             return NULL;

@@ -48,22 +48,6 @@ static PyObject *framed_list(PyObject *before, PyObject *after, Py_ssize_t n)
     return list;
 }
 
-static PyObject *new_pair(int64_t a, int64_t b)
-{
-    PyObject *x = wp_new_int(a), *y = x ? wp_new_int(b) : NULL;
-    PyObject *t = y ? PyTuple_New(2) : NULL;
-    if (!t) {
-        Py_XDECREF(x);
-        Py_XDECREF(y);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(t, 0, x);
-    PyTuple_SET_ITEM(t, 1, y);
-    /* Two ints can never be part of a reference cycle: keep the collector off it. */
-    PyObject_GC_UnTrack(t);
-    return t;
-}
-
 /* Offsets of short tokens near the start of a text repeat endlessly: (0, 5), (6, 9)...
  * Tuples are immutable, so one shared tuple per (start, length) serves every list; it
  * saves most allocations, and with them most of the garbage collector's runs (each
@@ -75,14 +59,14 @@ static PyObject **pair_cache;
 static PyObject *pair(int64_t a, int64_t b)
 {
     if (a < 0 || a >= WP_PAIR_STARTS || b < a || b - a >= WP_PAIR_LENGTHS)
-        return new_pair(a, b);
+        return wp_int_pair(a, b);
     if (!pair_cache &&
         !(pair_cache = PyMem_Calloc(WP_PAIR_STARTS * WP_PAIR_LENGTHS, sizeof(PyObject *)))) {
         PyErr_NoMemory();
         return NULL;
     }
     PyObject **slot = &pair_cache[a * WP_PAIR_LENGTHS + (b - a)];
-    if (!*slot && !(*slot = new_pair(a, b)))
+    if (!*slot && !(*slot = wp_int_pair(a, b)))
         return NULL;
     Py_INCREF(*slot);
     return *slot;

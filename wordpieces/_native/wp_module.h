@@ -47,6 +47,7 @@ PyObject *wp_text_result(EncoderObject *self, batch *b, Py_ssize_t i);
 PyObject *wp_batch_lists(EncoderObject *self, batch *b);
 PyObject *wp_batch_arrays(EncoderObject *self, batch *b);
 PyObject *wp_new_int(int64_t v);
+PyObject *wp_int_pair(int64_t a, int64_t b); /* (a, b), untracked by the collector */
 
 /* wp_columns.c: one row of a batch's flat columns as a list */
 PyObject *wp_int_list(PyObject *module, PyObject *args);
