@@ -1,4 +1,4 @@
-"""Build the optional native extension ``wordpieces._native._core``.
+"""Build the optional native extension ``wordpieces.fast._native._core``.
 
 Everything else about the package lives in pyproject.toml. The extension needs only a
 C compiler; if compiling fails (no compiler, no Python headers), the install still
@@ -16,10 +16,13 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCES = ["wp_module.c", "wp_batch.c", "wp_encode.c", "wp_trie.c", "wp_chartable.c",
-           "wp_threads.c", "wp_columns.c"]
-HEADERS = ["wp_buf.h", "wp_chartable.h", "wp_encode.h", "wp_module.h", "wp_threads.h",
-           "wp_trie.h"]
+NATIVE = "wordpieces/fast/_native"
+# The CPython glue (includes Python.h) and the algorithm files under core/ (plain C99).
+GLUE = ["wp_module.c", "wp_batch.c", "wp_columns.c"]
+CORE = ["wp_encode.c", "wp_trie.c", "wp_chartable.c", "wp_threads.c"]
+HEADERS = ["wp_module.h"] + [f"core/{name}" for name in
+                             ("wp_buf.h", "wp_chartable.h", "wp_encode.h", "wp_threads.h",
+                              "wp_trie.h")]
 UNIX_FLAGS = ["-O3", "-std=c99", "-fvisibility=hidden", "-pthread"]
 
 
@@ -59,9 +62,10 @@ class OptionalBuildExt(build_ext):
 ext_modules = []
 if not _flag("WORDPIECES_NO_NATIVE"):
     ext_modules.append(Extension(
-        "wordpieces._native._core",
-        sources=[f"wordpieces/_native/{name}" for name in SOURCES],
-        depends=[f"wordpieces/_native/{name}" for name in HEADERS],
+        "wordpieces.fast._native._core",
+        sources=[f"{NATIVE}/{name}" for name in GLUE] + [f"{NATIVE}/core/{name}" for name in CORE],
+        depends=[f"{NATIVE}/{name}" for name in HEADERS],
+        include_dirs=[f"{NATIVE}/core"],
     ))
 
 setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalBuildExt})

@@ -36,7 +36,7 @@ def build_corpus(times: int, folder: str) -> str:
 
 def measure(path: str, num_proc: int) -> dict:
     """Count ``path`` in this process; report time, words and peak RSS (self + children)."""
-    from wordpieces.counting import count_words
+    from wordpieces.learn.counting import count_words
 
     start = time.perf_counter()
     counts = count_words(path, num_proc=num_proc)

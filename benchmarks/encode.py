@@ -134,10 +134,10 @@ _VOCABS: dict = {}
 def make_wordpieces(dataset: str, python: bool):
     if python:
         os.environ["WORDPIECES_BACKEND"] = "python"
-    from wordpieces.backend import backend, make_word_encoder
-    from wordpieces.models import WordPiece
-    from wordpieces.normalizers import BertNormalizer
-    from wordpieces.pre_tokenizers import BertPreTokenizer
+    from wordpieces.fast.backend import backend, make_word_encoder
+    from wordpieces.pipeline.models import WordPiece
+    from wordpieces.pipeline.normalizers import BertNormalizer
+    from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer
     from wordpieces.vocab import Vocab
 
     if not python and backend() != "native":

@@ -15,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from wordpieces.learners.top_down import learn_top_down
+from wordpieces.learn.learners.top_down import learn_top_down
 
 GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "golden" / "learner"
 NOT_LEARN_PARAMS = ("corpus_files", "lower_case", "counts_order")

@@ -36,10 +36,10 @@ def split_lines():
 
 
 def run_ours(vocab_size: int) -> dict:
-    from wordpieces.counting import count_words
-    from wordpieces.learners.bottom_up import learn_bottom_up
-    from wordpieces.normalizers import BertNormalizer
-    from wordpieces.pre_tokenizers import BertPreTokenizer
+    from wordpieces.learn.counting import count_words
+    from wordpieces.learn.learners.bottom_up import learn_bottom_up
+    from wordpieces.pipeline.normalizers import BertNormalizer
+    from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer
 
     train, _ = split_lines()
     start = time.perf_counter()

@@ -18,9 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from wordpieces.bundle import Bundle
-from wordpieces.serialization import load
-from wordpieces.training import train
+from wordpieces.formats.bundle import Bundle
+from wordpieces.formats.tokenizer_json import load
+from wordpieces.learn.training import train
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 RESERVED = ["[PAD]", "[UNK]", "[START]", "[END]"]

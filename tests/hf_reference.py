@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from .conftest import corpus_lines, shared_path
+from tests.shared_data import corpus_lines, shared_path
 
 hf = pytest.importorskip("tokenizers")
 

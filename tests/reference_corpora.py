@@ -12,7 +12,7 @@ from functools import cache
 
 import pytest
 
-from .conftest import CORPORA as CORPORA_DIR
+from tests.shared_data import CORPORA as CORPORA_DIR
 
 LIMIT = 3000
 PER_UDHR_FILE = 15

@@ -3,13 +3,8 @@
 This module only re-exports the public names; see DESIGN.md for the architecture.
 """
 
-from .added_tokens import AddedToken
-from .backend import backend
-from .batch_encoding import BatchEncoding
-from .bundle import Bundle
-from .counting import WordCounts, count_words, pipeline_fingerprint
-from .decoders import WordPieceDecoder, detokenize
-from .encoding import Encoding
+from .encoding.batch_encoding import BatchEncoding
+from .encoding.encoding import Encoding
 from .errors import (
     FormatError,
     MissingDependencyError,
@@ -18,12 +13,22 @@ from .errors import (
     VocabError,
     WordpiecesError,
 )
-from .explain import explain
-from .export_tf import export_tensorflow
-from .inspect_vocab import CorpusStats, vocab_facts
-from .learners import bert_vocab_from_dataset, learn_bottom_up, learn_top_down, learn_word_level
-from .models import WordLevel, WordPiece, wordpiece_tokenize
-from .normalizers import (
+from .fast.backend import backend
+from .formats.bundle import Bundle
+from .formats.export_tf import export_tensorflow
+from .formats.tokenizer_json import load
+from .learn.counting import WordCounts, count_words, pipeline_fingerprint
+from .learn.learners import (
+    bert_vocab_from_dataset,
+    learn_bottom_up,
+    learn_top_down,
+    learn_word_level,
+)
+from .learn.training import train
+from .pipeline.added_tokens import AddedToken
+from .pipeline.decoders import WordPieceDecoder, detokenize
+from .pipeline.models import WordLevel, WordPiece, wordpiece_tokenize
+from .pipeline.normalizers import (
     NFC,
     NFD,
     NFKC,
@@ -34,13 +39,13 @@ from .normalizers import (
     Sequence,
     StripAccents,
 )
-from .pre_tokenizers import BertPreTokenizer, Split, Whitespace, WhitespaceSplit
-from .pre_tokenizers import Sequence as PreTokenizerSequence
-from .processors import BertProcessing, TemplateProcessing
-from .serialization import load
+from .pipeline.pre_tokenizers import BertPreTokenizer, Split, Whitespace, WhitespaceSplit
+from .pipeline.pre_tokenizers import Sequence as PreTokenizerSequence
+from .pipeline.processors import BertProcessing, TemplateProcessing
 from .simple import RegexTokenizer, SimpleTokenizer
 from .tokenizer import Tokenizer
-from .training import train
+from .tools.explain import explain
+from .tools.inspect_vocab import CorpusStats, vocab_facts
 from .vocab import Vocab
 
 __version__ = "0.1.0"

@@ -15,11 +15,11 @@ Not handled here: truncation, special tokens, padding (``tokenizer``, ``processo
 
 from __future__ import annotations
 
-from .added_tokens import AddedVocabulary
-from .backend import make_word_encoder
-from .encoding import Encoding
-from .lazy_encoding import Layout, LazyEncoding
-from .normalizers import NormalizedString
+from .encoding.encoding import Encoding
+from .encoding.lazy_encoding import Layout, LazyEncoding
+from .fast.backend import make_word_encoder
+from .pipeline.added_tokens import AddedVocabulary
+from .pipeline.normalizers import NormalizedString
 
 
 class Pieces:

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from .decoders import join_words
 from .errors import TokenizeError, VocabError
+from .pipeline.decoders import join_words
 from .vocab import Vocab
 
 

@@ -22,17 +22,17 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 
-from . import models
-from .added_tokens import AddedToken, AddedVocabulary
-from .decoders import WordPieceDecoder, detokenize
-from .encoding import Encoding
+from .encoding.encoding import Encoding
+from .encoding.lazy_encoding import Layout, LazyEncoding
+from .encoding.padding import PaddingParams, TruncationParams, cut_ids, pad_ids, truncation_lengths
 from .errors import TokenizeError, VocabError
-from .flavors import FLAVORS, get_flavor
-from .lazy_encoding import Layout, LazyEncoding
-from .normalizers import BertNormalizer
-from .padding import PaddingParams, TruncationParams, cut_ids, pad_ids, truncation_lengths
-from .pre_tokenizers import BertPreTokenizer
-from .processors import TemplateProcessing, default_pair, parse_template
+from .flavors.rules import FLAVORS, get_flavor
+from .pipeline import models
+from .pipeline.added_tokens import AddedToken, AddedVocabulary
+from .pipeline.decoders import WordPieceDecoder, detokenize
+from .pipeline.normalizers import BertNormalizer
+from .pipeline.pre_tokenizers import BertPreTokenizer
+from .pipeline.processors import TemplateProcessing, default_pair, parse_template
 from .sequences import SequenceEncoder
 from .vocab import Vocab
 
@@ -127,18 +127,18 @@ class Tokenizer:
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Tokenizer:
         """Read an HF ``tokenizer.json`` (a ``wordpieces.json`` beside it sets the flavor)."""
-        from .serialization import tokenizer_from_file
+        from .formats.tokenizer_json import tokenizer_from_file
         return tokenizer_from_file(path)
 
     @classmethod
     def from_str(cls, json_text: str) -> Tokenizer:
         """Read an HF ``tokenizer.json`` given as a string (flavor ``huggingface``)."""
-        from .serialization import tokenizer_from_str
+        from .formats.tokenizer_json import tokenizer_from_str
         return tokenizer_from_str(json_text)
 
     def to_str(self, pretty: bool = False) -> str:
         """Write this tokenizer as HF ``tokenizer.json`` text."""
-        from .serialization import tokenizer_to_str
+        from .formats.tokenizer_json import tokenizer_to_str
         return tokenizer_to_str(self, pretty=pretty)
 
     def save(self, path: str | os.PathLike) -> None:
@@ -146,15 +146,15 @@ class Tokenizer:
 
         A path ending in ``.json`` writes only that HF ``tokenizer.json`` file.
         """
-        from .serialization import save_tokenizer
+        from .formats.tokenizer_json import save_tokenizer
         save_tokenizer(self, path)
 
     def __getstate__(self) -> dict:
-        from .serialization import tokenizer_state
+        from .formats.tokenizer_json import tokenizer_state
         return tokenizer_state(self)
 
     def __setstate__(self, state: dict) -> None:
-        from .serialization import tokenizer_from_state
+        from .formats.tokenizer_json import tokenizer_from_state
         self.__dict__.update(tokenizer_from_state(state).__dict__)
 
     # ------------------------------------------------------------ pipeline stages
@@ -504,7 +504,7 @@ class Tokenizer:
         See ``batch_encoding.call_tokenizer`` for the options (``padding``,
         ``truncation``, ``max_length``, ``return_tensors`` …).
         """
-        from .batch_encoding import call_tokenizer
+        from .encoding.batch_encoding import call_tokenizer
         return call_tokenizer(self, text, text_pair, **options)
 
     def __repr__(self) -> str:

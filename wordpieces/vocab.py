@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
-from .atomic import atomic_write_text
 from .errors import VocabError
+from .formats.atomic import atomic_write_text
 
 
 class Vocab:

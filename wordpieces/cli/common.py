@@ -5,7 +5,7 @@ value at fault (``CLIError``, exit status 2); input read as a stream, so files l
 memory pass through a pipe; and outputs that appear only when complete (``atomic_output``),
 so an interrupted run never leaves a truncated file that looks finished.
 
-Not handled here: the subcommands themselves, progress display (``wordpieces.progress``).
+Not handled here: the subcommands themselves, progress display (``wordpieces.learn.progress``).
 """
 
 from __future__ import annotations

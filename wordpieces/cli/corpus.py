@@ -154,8 +154,8 @@ def _add_learner_options(parser: argparse.ArgumentParser) -> None:
 
 def pipeline_from(args: argparse.Namespace):
     """The normalizer and pre-tokenizer ``train`` would build for these options."""
-    from ..normalizers import BertNormalizer
-    from ..pre_tokenizers import BertPreTokenizer
+    from ..pipeline.normalizers import BertNormalizer
+    from ..pipeline.pre_tokenizers import BertPreTokenizer
 
     options = {"lowercase": True, "flavor": "bert", **given(args, NORMALIZER_OPTIONS)}
     return BertNormalizer(**options), BertPreTokenizer(flavor=options["flavor"])
@@ -168,7 +168,7 @@ def _engine_options(args: argparse.Namespace) -> dict:
 
 
 def run_count(args: argparse.Namespace) -> int:
-    from ..counting import count_words
+    from ..learn.counting import count_words
 
     normalizer, pre_tokenizer = pipeline_from(args)
     progress = make_progress(args, "count")
@@ -182,7 +182,7 @@ def run_count(args: argparse.Namespace) -> int:
 
 
 def run_merge(args: argparse.Namespace) -> int:
-    from ..counting import WordCounts
+    from ..learn.counting import WordCounts
 
     parts = [WordCounts.load(path) for path in args.inputs]
     merged = parts[0].merge(*parts[1:], ignore_fingerprint=args.ignore_fingerprint)
@@ -197,7 +197,7 @@ def run_merge(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from ..training import train
+    from ..learn.training import train
 
     source = _train_source(args)
     if not args.output.endswith(".json"):
@@ -217,7 +217,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def _train_source(args: argparse.Namespace):
-    from ..counting import WordCounts
+    from ..learn.counting import WordCounts
 
     if args.counts and args.corpus:
         raise CLIError("give either CORPUS files or --counts FILE, not both")

@@ -49,8 +49,8 @@ def register(sub, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..explain import explain, render
-    from ..serialization import load
+    from ..formats.tokenizer_json import load
+    from ..tools.explain import explain, render
 
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     print("wordpieces demo (offline)\n")
@@ -113,7 +113,7 @@ def _learn():
 
 
 def _train_top_down(lines: list[str]):
-    from ..training import train
+    from ..learn.training import train
 
     # One process: on a 0.5 MB text, starting a pool costs more than it saves.
     return train(iter(lines), algorithm="top-down", vocab_size=DEMO_VOCAB_SIZE,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..flavors import FLAVORS
+from ..flavors.rules import FLAVORS
 from .common import CLIError
 
 # Python keyword == CLI flag (with dashes) == saved config key.
@@ -68,7 +68,7 @@ def is_vocab_txt(path: str) -> bool:
 
 def load_artifact(path: str, args: argparse.Namespace | None = None):
     """Load a Tokenizer or Bundle from ``path`` (a vocab.txt uses the options in ``args``)."""
-    from ..serialization import load
+    from ..formats.tokenizer_json import load
     from ..tokenizer import Tokenizer
 
     if not os.path.exists(path):
@@ -94,7 +94,7 @@ def _refuse_vocab_options(path: str, args: argparse.Namespace | None) -> None:
 
 def load_tokenizer(args: argparse.Namespace):
     """The Tokenizer named by ``args.tokenizer`` (and ``args.member`` for a bundle)."""
-    from ..bundle import Bundle
+    from ..formats.bundle import Bundle
 
     loaded = load_artifact(args.tokenizer, args)
     member = getattr(args, "member", None)

@@ -4,7 +4,7 @@ Progress goes to stderr: a bar when stderr is a terminal (``auto``), JSON lines 
 machines (``--progress jsonl``), nothing with ``--quiet``, ``--progress none`` or when
 stderr is not a terminal under ``auto``.
 
-Not handled here: drawing and rates (``wordpieces.progress``).
+Not handled here: drawing and rates (``wordpieces.learn.progress``).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ def progress_mode(args) -> str:
 
 
 def make_progress(args, stage: str, *, total: int | None = None, unit: str = "bytes"):
-    """A ``wordpieces.progress.Progress`` for ``stage`` of the running command.
+    """A ``wordpieces.learn.progress.Progress`` for ``stage`` of the running command.
 
     It is called with ``update(done=..., **counts)`` and closed with ``summary(text)``;
     ``callback`` is the ``(event, **fields)`` form the library functions accept.
     """
-    from ..progress import make_reporter
+    from ..learn.progress import make_reporter
 
     return make_reporter(progress_mode(args), stage=stage, total=total, unit=unit)

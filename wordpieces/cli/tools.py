@@ -1,9 +1,9 @@
 """``wordpieces explain``, ``inspect`` and ``export``: understand and ship a tokenizer.
 
-``explain`` prints the greedy longest-match trace of each word (``wordpieces.explain``);
+``explain`` prints the greedy longest-match trace of each word (``wordpieces.tools.explain``);
 ``inspect`` prints vocabulary and corpus statistics and can plot them
-(``wordpieces.inspect_vocab``); ``export`` writes a tokenizer for Hugging Face or as a
-TensorFlow SavedModel (``wordpieces.export_tf``).
+(``wordpieces.tools.inspect_vocab``); ``export`` writes a tokenizer for Hugging Face or as a
+TensorFlow SavedModel (``wordpieces.formats.export_tf``).
 
 Not handled here: the analyses and the TensorFlow graph themselves.
 """
@@ -113,7 +113,7 @@ def _register_export(sub, parents) -> None:
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    from ..explain import explain, render
+    from ..tools.explain import explain, render
 
     tok = load_tokenizer(args)
     color = _use_color(args.color)
@@ -148,7 +148,7 @@ def trace_json(trace) -> dict:
 
 
 def run_inspect(args: argparse.Namespace) -> int:
-    from ..inspect_vocab import CorpusStats, plot_stats, vocab_facts
+    from ..tools.inspect_vocab import CorpusStats, plot_stats, vocab_facts
 
     check_inputs(args.corpus)
     if args.plot:
@@ -239,7 +239,7 @@ def run_export(args: argparse.Namespace) -> int:
         notes = _hf_notes(artifact)
         artifact.save(args.output)
     else:
-        from ..export_tf import export_tensorflow
+        from ..formats.export_tf import export_tensorflow
         notes = export_tensorflow(artifact, args.output, warn=False)
     if not args.quiet:
         for note in notes:
@@ -250,7 +250,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def _export_artifact(args: argparse.Namespace):
     """The tokenizer, or the whole bundle when no --member is given."""
-    from ..bundle import Bundle
+    from ..formats.bundle import Bundle
 
     if args.member is not None:
         return load_tokenizer(args)
@@ -263,7 +263,7 @@ def _export_artifact(args: argparse.Namespace):
 
 def _hf_notes(artifact) -> list[str]:
     """Where Hugging Face will tokenize differently from this tokenizer."""
-    from ..bundle import Bundle
+    from ..formats.bundle import Bundle
 
     members = artifact.items() if isinstance(artifact, Bundle) else [("", artifact)]
     notes = []

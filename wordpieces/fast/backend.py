@@ -1,0 +1,310 @@
+"""Pick the encoding backend: the native extension when it is built, else pure Python.
+
+``make_word_encoder(normalizer, pre_tokenizer, model)`` returns an object with the
+interface of ``splitting.WordEncoder`` (``encode``, ``encode_ids``) plus batch methods
+(``encode_batch``, ``encode_batch_ids``, with ``num_threads`` and numpy output). For
+the BERT pipeline with a WordPiece model it runs in C (``wordpieces/_native``): the
+extension releases the GIL, so batches scale across cores with threads. The C code
+holds no Unicode data: it learns each character from the Python reference
+(``WordEncoder``'s own class and mapping functions), so both backends give the same
+ids and offsets; a text holding a character the fused path cannot do ("complex")
+is encoded by the Python reference.
+
+``WORDPIECES_BACKEND=python`` forces the pure-Python reference, ``=native`` makes a
+missing extension an error; ``backend()`` tells which one runs, and why.
+
+Not handled here: special tokens, pairs, padding, truncation (``tokenizer``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+from ..errors import MissingDependencyError, require
+from ..pipeline.models import WordPiece
+from ..pipeline.pre_tokenizers import WORD
+from .word_encoder import WordEncoder
+
+try:
+    _core = importlib.import_module(__name__.rpartition(".")[0] + "._native._core")
+    _NATIVE_ERROR = ""
+except ModuleNotFoundError:  # no compiler at install time, or WORDPIECES_NO_NATIVE=1
+    _core, _NATIVE_ERROR = None, "native extension not built"
+except ImportError as e:  # e.g. built for another Python
+    _core, _NATIVE_ERROR = None, f"native extension failed to load: {e}"
+
+BACKENDS = ("auto", "native", "python")
+
+
+class IdsArrays(NamedTuple):
+    """Ids of a batch, flat: text ``i`` has ``ids[row_splits[i]:row_splits[i + 1]]``."""
+
+    ids: Any  # numpy int32
+    row_splits: Any  # numpy int64, len(texts) + 1
+
+
+class EncodingArrays(NamedTuple):
+    """Ids, offsets (``(n, 2)``, code points) and word indices of a batch, flat."""
+
+    ids: Any  # numpy int32
+    offsets: Any  # numpy int64, shape (n, 2)
+    word_ids: Any  # numpy int32
+    row_splits: Any  # numpy int64, len(texts) + 1
+
+
+def backend() -> str:
+    """Say which backend ``make_word_encoder`` uses: ``"native"`` or ``"python (why)"``.
+
+    >>> backend() in ("native",) or backend().startswith("python (")
+    True
+    """
+    choice = _choice()
+    if choice == "python":
+        return "python (WORDPIECES_BACKEND=python)"
+    if _core is None:
+        return f"python ({_NATIVE_ERROR})"
+    return "native"
+
+
+def make_word_encoder(normalizer, pre_tokenizer, model):
+    """Return the fastest encoder of this pipeline that gives the reference's results.
+
+    >>> from wordpieces.pipeline.normalizers import BertNormalizer
+    >>> from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer
+    >>> enc = make_word_encoder(BertNormalizer(), BertPreTokenizer(),
+    ...                         WordPiece(["[UNK]", "hello", "##s", "!"]))
+    >>> enc.encode("Hellos!")
+    ([1, 2, 3], [(0, 5), (5, 6), (6, 7)], [0, 0, 1])
+    """
+    reference = PythonWordEncoder(normalizer, pre_tokenizer, model)
+    choice = _choice()
+    if choice == "python":
+        return reference
+    if _core is None:
+        if choice == "native":
+            raise MissingDependencyError(
+                f"WORDPIECES_BACKEND=native but the {_NATIVE_ERROR}; reinstall wordpieces "
+                "where a C compiler is available")
+        return reference
+    if not _native_can_run(reference):
+        return reference
+    try:
+        return NativeWordEncoder(reference)
+    except MemoryError:  # a pathological vocabulary: its LinMaxMatch tables are too big
+        if choice == "native":
+            raise
+        return reference
+
+
+def _choice() -> str:
+    choice = os.environ.get("WORDPIECES_BACKEND", "auto").strip().lower() or "auto"
+    if choice not in BACKENDS:
+        raise ValueError(f"WORDPIECES_BACKEND={choice!r} is not one of {', '.join(BACKENDS)}")
+    return choice
+
+
+def _native_can_run(reference: WordEncoder) -> bool:
+    """The C path covers the fused BERT pipeline with an exact WordPiece model."""
+    if not reference._fused or type(reference.model) is not WordPiece:
+        return False
+    # models.WordPiece caps the first piece of a word at the longest *continuation*
+    # length; the two agree unless a word can start with the prefix, which needs the
+    # prefix to start with a word character ("##" never does: '#' is punctuation).
+    prefix = reference.model.continuing_subword_prefix
+    return not prefix or reference.pre_tokenizer.classes[ord(prefix[0])] != WORD
+
+
+# ---------------------------------------------------------------- batching
+
+
+class _Batching:
+    """Batch methods shared by both backends; subclasses implement ``_encode_texts``."""
+
+    releases_gil = False
+
+    def encode_batch_ids(self, texts: Iterable[str], num_threads: int | None = None, *,
+                         as_numpy: bool = False):
+        """Return the ids of each text, or ``IdsArrays`` when ``as_numpy``."""
+        return self._encode_many(texts, num_threads, offsets=False, arrays=as_numpy)
+
+    def encode_batch(self, texts: Iterable[str], num_threads: int | None = None, *,
+                     as_numpy: bool = False):
+        """Return ``(ids, offsets, word_ids)`` per text, or ``EncodingArrays``."""
+        return self._encode_many(texts, num_threads, offsets=True, arrays=as_numpy)
+
+    def encode_batch_raw(self, texts: Iterable[str], num_threads: int | None = None) -> list:
+        """Return each text's raw tokens for a ``LazyEncoding`` (offsets built on request)."""
+        texts = texts if isinstance(texts, list | tuple) else list(texts)
+        threads = _thread_count(num_threads) if self.releases_gil else 1
+        return self._raw_texts(texts, threads)
+
+    def _encode_many(self, texts, num_threads, *, offsets: bool, arrays: bool):
+        texts = texts if isinstance(texts, list | tuple) else list(texts)
+        threads = _thread_count(num_threads)
+        if not self.releases_gil:
+            threads = 1  # threads would only take turns holding the GIL
+        if arrays:
+            np = require("numpy", "numpy")
+            return self._as_numpy(self._encode_texts(texts, offsets, True, threads), offsets, np)
+        return self._encode_texts(texts, offsets, False, threads)
+
+    def _encode_texts(self, texts: Sequence[str], offsets: bool, arrays: bool, threads: int):
+        raise NotImplementedError
+
+    def _raw_texts(self, texts: Sequence[str], threads: int) -> list:
+        raise NotImplementedError
+
+    @staticmethod
+    def _as_numpy(columns: tuple, offsets: bool, np):
+        """Wrap flat columns (bytearrays from C, arrays from Python) as numpy arrays."""
+        dtypes = (np.int32, np.int64, np.int32, np.int64) if offsets else (np.int32, np.int64)
+        ids, *rest = [np.frombuffer(c, dtype=dt) if isinstance(c, bytearray) else c
+                      for c, dt in zip(columns, dtypes, strict=True)]
+        if not offsets:
+            return IdsArrays(ids, rest[0])
+        return EncodingArrays(ids, rest[0].reshape(-1, 2), rest[1], rest[2])
+
+
+class PythonWordEncoder(_Batching, WordEncoder):
+    """The pure-Python reference ``WordEncoder`` with the batch interface."""
+
+    releases_gil = False  # threads would only take turns
+
+    def _encode_texts(self, texts, offsets: bool, arrays: bool, threads: int):
+        _check_texts(texts)
+        if offsets:
+            results = [self.encode(t) for t in texts]
+            return _arrays_from_lists(results) if arrays else results
+        results = [self.encode_ids(t) for t in texts]
+        return _ids_arrays_from_lists(results) if arrays else results
+
+    def _raw_texts(self, texts, threads: int) -> list:
+        _check_texts(texts)
+        return [self.encode_raw(t) for t in texts]
+
+
+class NativeWordEncoder(_Batching):
+    """The fused BERT pipeline in C, with the Python reference for complex texts."""
+
+    releases_gil = True  # batches run on native threads; texts of 2048+ characters too
+
+    def __init__(self, reference: WordEncoder):
+        self.reference = reference
+        self.normalizer = reference.normalizer
+        self.pre_tokenizer = reference.pre_tokenizer
+        self.model = model = reference.model
+        tokens = [t.encode("utf-8", "surrogatepass") for t in model.vocab.tokens]
+        max_bytes = model.max_input_bytes_per_word
+        max_chars = model.max_input_chars_per_word
+        self._core = _core.Encoder(
+            tokens, model.continuing_subword_prefix.encode("utf-8", "surrogatepass"),
+            model.unk_id, -1 if max_chars is None else max_chars,
+            -1 if max_bytes is None else max_bytes, self._lookup, self._fallback)
+
+    def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+        """Return ids, offsets into ``text`` and the index of the word of each token."""
+        return self._core.encode(text)
+
+    def encode_ids(self, text: str) -> list[int]:
+        """Return only the ids (no offsets are built)."""
+        return self._core.encode_ids(text)
+
+    def _encode_texts(self, texts, offsets: bool, arrays: bool, threads: int):
+        return self._core.encode_batch(texts, offsets, arrays, threads)
+
+    def _raw_texts(self, texts, threads: int) -> list:
+        ids, offsets, word_ids, row_splits = self._core.encode_batch(texts, True, True, threads)
+        columns = _Columns(ids, offsets, word_ids)
+        splits = memoryview(row_splits).cast("q").tolist()  # int64, as the C code writes
+        return [ColumnTokens(columns, start, stop)
+                for start, stop in zip(splits, splits[1:], strict=False)]
+
+    def _lookup(self, cp: int) -> tuple[str, bytes]:
+        """Teach the C table one character: its class and what it normalizes to."""
+        ref = self.reference
+        return ref._classes[cp], ref._word_map[cp].encode("utf-8", "surrogatepass")
+
+    def _fallback(self, text: str, offsets: bool):
+        return self.reference.encode(text) if offsets else self.reference.encode_ids(text)
+
+
+class _Columns:
+    """A native batch's flat outputs: ids int32, offsets int64 pairs, word ids int32."""
+
+    __slots__ = ("ids", "offsets", "word_ids")
+
+    def __init__(self, ids: bytearray, offsets: bytearray, word_ids: bytearray):
+        self.ids, self.offsets, self.word_ids = ids, offsets, word_ids
+
+
+class ColumnTokens:
+    """One text's tokens in a native batch's columns; C builds a list when one is asked.
+
+    Methods as ``lazy_encoding.ListTokens``.
+    """
+
+    __slots__ = ("_columns", "_start", "_stop")
+
+    def __init__(self, columns: _Columns, start: int, stop: int):
+        self._columns, self._start, self._stop = columns, start, stop
+
+    def __len__(self) -> int:
+        return self._stop - self._start
+
+    def ids(self, before: tuple = (), after: tuple = ()) -> list[int]:
+        return _core.int_list(self._columns.ids, self._start, self._stop, before, after)
+
+    def tokens(self, names: list, before: tuple = (), after: tuple = ()) -> list[str]:
+        return _core.name_list(self._columns.ids, self._start, self._stop, names, before,
+                               after)
+
+    def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
+        return _core.pair_list(self._columns.offsets, self._start, self._stop, before, after)
+
+    def word_ids(self, before: tuple = (), after: tuple = ()) -> list[int | None]:
+        return _core.int_list(self._columns.word_ids, self._start, self._stop, before, after)
+
+
+# ---------------------------------------------------------------- threads and arrays
+
+
+def _check_texts(texts: Sequence) -> None:
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"texts[{i}] must be str, not {type(text).__name__}")
+
+
+def _thread_count(num_threads: int | None) -> int:
+    if num_threads is None:
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # not on Linux
+            return os.cpu_count() or 1
+    if not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1:
+        raise ValueError(f"num_threads must be a positive int or None, not {num_threads!r}")
+    return num_threads
+
+
+def _ids_arrays_from_lists(results: list[list[int]]) -> tuple:
+    np = require("numpy", "numpy")
+    lengths = np.fromiter((len(r) for r in results), dtype=np.int64, count=len(results))
+    row_splits = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    ids = np.fromiter((i for r in results for i in r), dtype=np.int32, count=int(row_splits[-1]))
+    return ids, row_splits
+
+
+def _arrays_from_lists(results: list[tuple]) -> tuple:
+    np = require("numpy", "numpy")
+    ids, row_splits = _ids_arrays_from_lists([r[0] for r in results])
+    n = int(row_splits[-1])
+    offsets = np.fromiter((x for r in results for pair in r[1] for x in pair), dtype=np.int64,
+                          count=2 * n)
+    word_ids = np.fromiter((w for r in results for w in r[2]), dtype=np.int32, count=n)
+    return ids, offsets, word_ids, row_splits
+
+
+__all__ = ["backend", "make_word_encoder", "NativeWordEncoder", "PythonWordEncoder",
+           "IdsArrays", "EncodingArrays"]

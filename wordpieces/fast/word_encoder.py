@@ -1,0 +1,422 @@
+"""Run normalizer, pre-tokenizer and model over a text fast: the pure-Python hot path.
+
+``WordEncoder.encode(text)`` gives the same ids and offsets as running the stages one
+after the other (``pre_tokenizer.split(normalizer.normalize(text))`` then the model on
+each word), but for the BERT pipeline it never builds the normalized text: because every
+BERT rule is a function of one character (``flavors``), each *original* character can be
+given a class (space, isolated, word, or "complex"), the text translated into a string
+of class letters and split by one regex at C speed. Each original word then maps, through
+a bounded cache, straight to its ids and offsets. Texts holding a "complex" character
+(one that expands into several classes, or whose case depends on its neighbours) take
+the general path.
+
+Not handled here: special tokens, pairs, padding (``tokenizer``, ``processors``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from itertools import accumulate
+
+from ..encoding.lazy_encoding import IdTokens, ListTokens
+from ..pipeline.normalizers import BertNormalizer, NormalizedString, Normalizer
+from ..pipeline.pre_tokenizers import (
+    ISOLATE,
+    SPACE,
+    WORD,
+    BertPreTokenizer,
+    CharClasses,
+    PreTokenizer,
+)
+
+COMPLEX = "c"
+CACHE_SIZE = 200_000
+_WORDS_AND_ISOLATED = re.compile(ISOLATE + "|" + WORD + "+")
+_NON_SPACE = re.compile(r"\S+")  # \s is str.isspace(), where str.split() cuts
+_ASCII_WORDS = re.compile(r"[0-9A-Za-z]+|[^0-9A-Za-z]")  # "(don't)" -> ( don ' t )
+
+Pieces = tuple[tuple[int, int, int], ...]  # (id, start, end), offsets relative to the word
+# A chunk's ids, (id, start, end) per token, word index per token, number of words; all
+# tuples, which the garbage collector stops tracking (a cold cache fills with thousands)
+Chunk = tuple[tuple[int, ...], Pieces, tuple[int, ...], int]
+
+
+class WordEncoder:
+    """Encode text to ids and original-text offsets, with a word cache.
+
+    ``model`` is a ``models.WordPiece`` or ``models.WordLevel``. The normalizer and
+    pre-tokenizer may be ``None`` (no normalization; the whole text is one word).
+    """
+
+    def __init__(self, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None,
+                 model):
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.model = model
+        self._cache: dict[str, Pieces] = {}
+        self._fused = _is_fused_bert(normalizer, pre_tokenizer)
+        if self._fused:
+            self._classes = CharClasses(self._classify_original)
+            self._word_map = CharClasses(self._word_char)
+            self._reshaped = CharClasses(self._reshaped_char)
+            # Ids alone for the hot loop (a tuple per chunk: little for the collector to
+            # track), whole entries for texts whose offsets are read.
+            self._chunk_ids_cache = _Generations(CACHE_SIZE // 2)
+            self._chunks = _Generations(CACHE_SIZE // 2)
+            self._false_spaces = self._false_space_pattern()
+            self._ascii_fold = self._plain_ascii_fold()
+            self._split = getattr(model, "split", None)
+
+    # ------------------------------------------------------------ public
+
+    def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+        """Return ids, offsets into ``text`` and the index of the word of each token."""
+        if not self._chunkable(text):
+            return _collect(self._words(text))
+        parts = text.split()
+        entries = self.chunk_entries(parts)  # once for all three lists
+        ids: list[int] = []
+        for entry in entries:
+            ids += entry[0]
+        return ids, _chunk_offsets(text, parts, entries), _chunk_word_ids(entries)
+
+    def encode_raw(self, text: str):
+        """Return the tokens of ``text``: ids now, offsets and word ids when asked for.
+
+        What ``lazy_encoding.LazyEncoding`` holds; the ids are what every caller reads.
+        """
+        if not self._fused or self._false_spaces.search(text):  # not _chunkable
+            return ListTokens(*_collect(self._words(text)))
+        return ChunkTokens(self, text, self._chunk_ids(text))
+
+    def chunk_entries(self, parts: list[str]) -> list[Chunk]:
+        """The cached tokens of each whitespace-free chunk (encoded if not cached)."""
+        known, encode_chunk = self._chunks.young.get, self._chunk
+        return [known(chunk) or encode_chunk(chunk) for chunk in parts]
+
+    def encode_ids(self, text: str) -> list[int]:
+        """Return only the ids (no offsets are built)."""
+        if not self._chunkable(text):
+            return [id_ for _, pieces in self._words(text) for id_, _, _ in pieces]
+        return self._chunk_ids(text)
+
+    def _chunk_ids(self, text: str) -> list[int]:
+        ids: list[int] = []
+        known, encode_chunk = self._chunk_ids_cache.young.get, self._new_chunk_ids
+        for chunk in text.split():
+            ids += known(chunk) or encode_chunk(chunk)
+        return ids
+
+    def _new_chunk_ids(self, chunk: str) -> tuple[int, ...]:
+        """The ids of a chunk missing from the young generation of the ids cache."""
+        ids = self._chunk_ids_cache.old.get(chunk)
+        if ids is None:
+            fold = self._ascii_fold
+            if fold and chunk.isascii() and chunk.isalnum():  # one ASCII word: most chunks
+                pieces = self._split(fold(chunk))
+                ids = (pieces[0][0],) if len(pieces) == 1 else tuple(i for i, _, _ in pieces)
+            elif fold and chunk.isascii() and chunk.isprintable():
+                ids = self._ascii_words_ids(chunk)
+            else:
+                ids = self._new_chunk(chunk)[0]  # the entry is kept only if offsets are read
+        return self._chunk_ids_cache.keep(chunk, ids)
+
+    def _ascii_words_ids(self, chunk: str) -> tuple[int, ...]:
+        """The ids of a printable ASCII chunk of several words (``_ascii_words_chunk``)."""
+        ids = []
+        cache = self._cache
+        for word in _ASCII_WORDS.findall(chunk):
+            for piece in cache.get(word) or self._word_pieces(word):
+                ids.append(piece[0])
+        return tuple(ids)
+
+    # ------------------------------------------------------------ chunks
+
+    def _chunkable(self, text: str) -> bool:
+        """Tell whether ``str.split()`` cuts ``text`` only where the pipeline does."""
+        return self._fused and not self._false_spaces.search(text)
+
+    def _chunk(self, chunk: str) -> Chunk:
+        """Encode one whitespace-free chunk (e.g. ``"world!"``) and cache the result."""
+        return self._chunks.keep(chunk, self._chunks.old.get(chunk) or self._new_chunk(chunk))
+
+    def _new_chunk(self, chunk: str) -> Chunk:
+        if self._ascii_fold and chunk.isascii() and chunk.isprintable():
+            if not chunk.isalnum():  # "world!", "(don't)": ASCII words are easy to find
+                return self._ascii_words_chunk(chunk)
+            return _word_chunk(self._split(self._ascii_fold(chunk)))
+        elif chunk.translate(self._classes).strip(WORD):  # punctuation, CJK...: several words
+            ids, offsets, word_ids = _collect(self._words(chunk))
+            pieces = tuple((i, s, e) for i, (s, e) in zip(ids, offsets, strict=True))
+            return tuple(ids), pieces, tuple(word_ids), word_ids[-1] + 1 if word_ids else 0
+        return _word_chunk(self._cache.get(chunk) or self._word_pieces(chunk))  # one word
+
+    def _ascii_words_chunk(self, chunk: str) -> Chunk:
+        """Encode a printable ASCII chunk of several words: letters and digits, or one sign."""
+        ids: list[int] = []
+        pieces: list[tuple[int, int, int]] = []
+        word_ids: list[int] = []
+        cache, start = self._cache, 0
+        for index, word in enumerate(_ASCII_WORDS.findall(chunk)):
+            for i, s, e in cache.get(word) or self._word_pieces(word):
+                ids.append(i)
+                pieces.append((i, start + s, start + e))
+                word_ids.append(index)
+            start += len(word)
+        return tuple(ids), tuple(pieces), tuple(word_ids), index + 1
+
+    def _plain_ascii_fold(self):
+        """``str.lower`` or ``str``, if that is what the pipeline does to printable ASCII.
+
+        True of every BERT flavor, lowercasing or not: letters and digits are word
+        characters normalized by case alone, other signs are isolated and kept as they are.
+        Such chunks skip the class table (``_new_chunk``) and ``_ASCII_WORDS`` finds their
+        words.
+        """
+        signs = [chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum()]
+        alnum = [chr(c) for c in range(0x21, 0x7F) if chr(c).isalnum()]
+        if any(self._classes[ord(c)] != ISOLATE or self._word_char(c) != c for c in signs):
+            return None
+        if any(self._classes[ord(c)] != WORD for c in alnum):
+            return None
+        for fold in (str, str.lower):
+            if all(self._word_char(c) == fold(c) for c in alnum):
+                return fold
+        return None
+
+    def _false_space_pattern(self) -> re.Pattern:
+        # Characters str.split() cuts on but the pipeline does not treat as spaces
+        # (e.g. U+001C, which BERT deletes, gluing its neighbours).
+        false = [ch for ch in _python_spaces() if self._classes[ord(ch)] != SPACE]
+        return re.compile("[" + "".join(re.escape(ch) for ch in false) + "]" if false else "(?!)")
+
+    # ------------------------------------------------------------ words
+
+    def _words(self, text: str):
+        """Yield (start in text, pieces) for each word of ``text``."""
+        if self._fused:
+            classes = text.translate(self._classes)
+            if COMPLEX not in classes:
+                cache = self._cache
+                for m in _WORDS_AND_ISOLATED.finditer(classes):
+                    s, e = m.span()
+                    w = text[s:e]
+                    pieces = cache.get(w) or self._word_pieces(w)
+                    if pieces:
+                        yield s, pieces
+                return
+        yield from self._general_words(text)
+
+    def _word_pieces(self, word: str) -> Pieces:
+        """Normalize one original word, tokenize it, map pieces to original offsets."""
+        fold = self._ascii_fold
+        if fold and word.isascii() and word.isprintable():
+            pieces: Pieces = self._split(fold(word))
+        elif not (normalized := word.translate(self._word_map)):
+            pieces = ()
+        elif not word.translate(self._reshaped):  # each character gives one: same offsets
+            pieces = self._split(normalized)
+        else:
+            ns = self.normalizer.normalize(word)
+            inner = ns.normalized.strip(" ")
+            shift = ns.normalized.index(inner[0]) if inner else 0
+            pieces = tuple((i, *ns.span(shift + s, shift + e))
+                           for i, s, e in self._split(inner))
+        if len(self._cache) >= CACHE_SIZE:
+            self._cache.clear()
+        self._cache[word] = pieces
+        return pieces
+
+    def _general_words(self, text: str):
+        ns = (self.normalizer.normalize(text) if self.normalizer
+              else NormalizedString.identity(text))
+        spans = self.pre_tokenizer.split(ns) if self.pre_tokenizer else [(0, len(ns.normalized))]
+        for s, e in spans:
+            if e <= s:
+                continue
+            pieces = self.model.pieces(ns.normalized[s:e])
+            mapped = [(i, *ns.span(s + a, s + b)) for i, a, b in pieces]
+            start = mapped[0][1]
+            yield start, tuple((i, a - start, b - start) for i, a, b in mapped)
+
+    # ------------------------------------------------------------ classes
+
+    def _classify_original(self, ch: str) -> str:
+        """Class of an original character, from what it normalizes to."""
+        norm: BertNormalizer = self.normalizer  # type: ignore[assignment]
+        if ch in norm.context_chars:
+            return COMPLEX
+        mapped = norm.mapped(ch)
+        if not mapped:
+            return WORD  # deleted: glues its neighbours into one word, as the references do
+        classes = mapped.translate(self.pre_tokenizer.classes)  # type: ignore[union-attr]
+        if set(classes) == {SPACE}:
+            return SPACE
+        inner = classes.strip(SPACE)
+        # A lone word character is cut off only if spaced on both sides (a CJK char);
+        # " x" (TF folds U+037A to " ι") starts a word that goes on.
+        if len(inner) == 1 and (inner == ISOLATE or classes[0] == classes[-1] == SPACE):
+            return ISOLATE
+        if set(classes) == {WORD}:
+            return WORD
+        return COMPLEX
+
+    def _word_char(self, ch: str) -> str:
+        return self.normalizer.mapped(ch).strip(" ")  # type: ignore[union-attr]
+
+    def _reshaped_char(self, ch: str) -> str:
+        """``ch`` if it normalizes to anything but one (non-space) character, else ``""``."""
+        mapped = self.normalizer.mapped(ch)  # type: ignore[union-attr]
+        return "" if len(mapped) == 1 and mapped != " " else ch
+
+
+class _Generations:
+    """A bounded cache in two generations, the cheap cousin of LRU.
+
+    Hot loops look keys up in ``young`` and call ``keep`` on a miss, after a look in
+    ``old``. When ``young`` fills up it becomes ``old`` (the previous ``old`` is
+    dropped), and keys still in use move back to ``young`` on their next miss.
+    """
+
+    __slots__ = ("young", "old", "limit")
+
+    def __init__(self, limit: int):
+        self.young: dict = {}
+        self.old: dict = {}
+        self.limit = limit
+
+    def keep(self, key, value):
+        """Store ``value`` under ``key`` in the young generation; return ``value``."""
+        if len(self.young) >= self.limit:
+            self.old, self.young = self.young, {}
+        self.young[key] = value
+        return value
+
+    def __len__(self) -> int:
+        return len(self.young) + len(self.old)
+
+
+@functools.cache
+def _python_spaces() -> tuple[str, ...]:
+    """Every character ``str.split()`` cuts on (computed once: it scans all code points)."""
+    return tuple(ch for ch in map(chr, range(0x110000)) if ch.isspace())
+
+
+class ChunkTokens(IdTokens):
+    """Raw tokens of a chunkable text: its ids, and its chunks looked up again when asked.
+
+    Only the ids are kept (fewer objects per text for the garbage collector to walk);
+    offsets and word ids are put together from the chunk cache when first asked for.
+    Methods as ``lazy_encoding.ListTokens``.
+    """
+
+    __slots__ = ("_encoder", "_text")
+
+    def __init__(self, encoder: WordEncoder, text: str, ids: list[int]):
+        self._ids, self._encoder, self._text = ids, encoder, text  # one per text: no super()
+
+    def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
+        parts = self._text.split()
+        body = _chunk_offsets(self._text, parts, self._encoder.chunk_entries(parts))
+        return [*before, *body, *after] if before or after else body
+
+    def word_ids(self, before: tuple = (), after: tuple = ()) -> list[int | None]:
+        body = _chunk_word_ids(self._encoder.chunk_entries(self._text.split()))
+        return [*before, *body, *after] if before or after else body
+
+
+def _word_chunk(pieces: Pieces) -> Chunk:
+    """The cache entry of a chunk that is one word (or none: all its characters deleted)."""
+    if len(pieces) == 1:
+        return (pieces[0][0],), pieces, (0,), 1
+    return tuple(i for i, _, _ in pieces), pieces, (0,) * len(pieces), 1 if pieces else 0
+
+
+def _chunk_offsets(text: str, parts: list[str], entries: list[Chunk]) -> list[tuple[int, int]]:
+    """Offsets into ``text`` of the tokens of its chunks (``parts``, their ``entries``)."""
+    return [(p + s, p + e) for p, entry in zip(_chunk_starts(text, parts), entries, strict=True)
+            for _, s, e in entry[1]]
+
+
+def _chunk_word_ids(entries: list[Chunk]) -> list[int]:
+    """The word index in the text of each token of its chunks."""
+    firsts = accumulate((entry[3] for entry in entries), initial=0)
+    return [first + w for first, entry in zip(firsts, entries, strict=False) for w in entry[2]]
+
+
+def _chunk_starts(text: str, parts: list[str]) -> list[int]:
+    """Where each of ``text.split()``'s parts starts in ``text``."""
+    body = text.lstrip()
+    if " ".join(parts) != body.rstrip():  # not single spaces: look for each part
+        return [m.start() for m in _NON_SPACE.finditer(text)]
+    lead = len(text) - len(body)
+    # single spaces between parts (most texts): their starts add up
+    return [lead + i + before for i, before in enumerate(accumulate(map(len, parts),
+                                                                    initial=0))][:len(parts)]
+
+
+def _collect(words) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+    """Flatten (start, pieces) words into ids, absolute offsets and word indices."""
+    ids: list[int] = []
+    offsets: list[tuple[int, int]] = []
+    word_ids: list[int] = []
+    for index, (start, pieces) in enumerate(words):
+        for id_, s, e in pieces:
+            ids.append(id_)
+            offsets.append((start + s, start + e))
+            word_ids.append(index)
+    return ids, offsets, word_ids
+
+
+def _is_fused_bert(normalizer, pre_tokenizer) -> bool:
+    return (type(normalizer) is BertNormalizer and type(pre_tokenizer) is BertPreTokenizer
+            and normalizer.flavor == pre_tokenizer.flavor)
+
+
+# ---------------------------------------------------------------- words only (counting)
+
+_SEP, _MARK = "\x00", "\ufffe"  # word boundary; "this text needs the general path"
+
+
+def word_splitter(normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None):
+    """Return ``words(text) -> list[str]``, the normalized words of a text, fast.
+
+    Gives exactly ``[w for w, _ in pre_tokenizer.pre_tokenize(normalizer.normalize(text))]``
+    (what vocabulary counting needs: no offsets, no model). For the BERT pipeline one
+    ``str.translate`` writes each character's normalized form with a separator at word
+    boundaries and one ``split`` cuts the words; a text holding a character that this
+    table cannot express (see ``WordEncoder``'s "complex" class) takes the general path.
+    """
+    def general(text: str) -> list[str]:
+        ns = normalizer.normalize(text) if normalizer else NormalizedString.identity(text)
+        spans = pre_tokenizer.split(ns) if pre_tokenizer else [(0, len(ns.normalized))]
+        return [ns.normalized[s:e] for s, e in spans if e > s]
+
+    if not _is_fused_bert(normalizer, pre_tokenizer):
+        return general
+    classes = WordEncoder(normalizer, pre_tokenizer, None)._classes
+    table = CharClasses(lambda ch: _word_form(classes[ord(ch)], normalizer.mapped(ch)))
+    newline_splits = table[ord("\n")] == _SEP
+
+    def words(text: str) -> list[str]:
+        out = text.translate(table)
+        if _MARK not in out:
+            return [w for w in out.split(_SEP) if w]
+        if newline_splits and "\n" in text:  # keep the slow path to the lines that need it
+            return [w for line in text.split("\n") for w in words(line)]
+        return general(text)
+
+    return words
+
+
+def _word_form(cls: str, mapped: str) -> str:
+    """What one original character writes in ``word_splitter``'s translated text."""
+    inner = mapped.strip(" ")
+    if cls == COMPLEX or _SEP in mapped or _MARK in mapped:
+        return _MARK
+    if cls == SPACE:
+        return _SEP
+    if cls == ISOLATE and mapped in (inner, " " + inner + " "):
+        return _SEP + inner + _SEP
+    return mapped if cls == WORD else _MARK

@@ -1,0 +1,134 @@
+"""Probe TensorFlow Text over every code point and write ``tensorflow.txt``.
+
+Usage (in an environment with tensorflow-text; it is not a test dependency)::
+
+    python -m wordpieces.flavors.probes.make_tf_tables [OUT_DIR]  # default: wordpieces/flavors/data
+
+TF Text's ``BasicTokenizer(lower_case=True)`` runs ``case_fold_utf8`` (ICU
+NFKC_Casefold), ``normalize_utf8(NFD)`` (ICU), deletes RE2 ``\\p{Mn}``, replaces RE2
+``\\p{Cc}|\\p{Cf}`` by a space, then splits with an RE2 regex: ``\\s+`` (dropped),
+punctuation and CJK characters (kept as one-character words). Each piece is probed alone,
+one character at a time, with TF's own ops and its own regex strings:
+
+- ``casefold_nfd``: NFD(NFKC_Casefold(c)); ``mark_nonspacing``: RE2's ``\\p{Mn}``;
+  ``ccc``: ICU's combining classes, since NFD reorders marks across characters. The
+  script checks that these reproduce ``lower_case`` for every code point and the
+  reordering on every pair of surviving marks;
+- ``control``, ``whitespace``, ``punctuation``, ``cjk``: what the regexes match. The
+  script checks that they reproduce ``BasicTokenizer(lower_case=False)``'s split of
+  ``"a" + c + "b"`` for every code point.
+
+Surrogates (U+D800..U+DFFF) are skipped: they cannot be encoded as UTF-8 text.
+The output depends only on the tensorflow-text version, so re-running reproduces the file.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import tensorflow as tf  # noqa: E402
+import tensorflow_text as text  # noqa: E402
+from tensorflow_text.python.ops import bert_tokenizer  # noqa: E402
+
+from ..table_file import format_map, format_set, format_table  # noqa: E402
+from . import probing  # noqa: E402
+
+CHUNK = 100_000
+MIDDLES = "\u0301\u0316\u093c\u0900a\x01"  # dropped marks of several classes, starters
+PUNCTUATION_REGEX, CJK_REGEX = bert_tokenizer._DELIM_REGEX[1:3]
+
+
+def string_op(op):
+    """Turn a TF string op into a function over a list of str, in chunks."""
+    def run(texts: list[str]) -> list[str]:
+        out: list[str] = []
+        for i in range(0, len(texts), CHUNK):
+            chunk = tf.constant([t.encode("utf-8") for t in texts[i:i + CHUNK]])
+            out.extend(b.decode("utf-8") for b in op(chunk).numpy().tolist())
+        return out
+    return run
+
+
+def matching(cps: list[int], regex: str) -> list[int]:
+    """Code points that RE2 ``regex`` matches as a whole, one character each."""
+    hits: list[int] = []
+    for i in range(0, len(cps), CHUNK):
+        part = cps[i:i + CHUNK]
+        found = tf.strings.regex_full_match(tf.constant([chr(c).encode() for c in part]), regex)
+        hits.extend(cp for cp, hit in zip(part, found.numpy().tolist(), strict=True) if hit)
+    return hits
+
+
+nfd_batch = string_op(lambda t: text.normalize_utf8(t, "NFD"))
+fold_batch = string_op(lambda t: text.normalize_utf8(text.case_fold_utf8(t), "NFD"))
+lower_batch = string_op(bert_tokenizer.BasicTokenizer(lower_case=True).lower_case)
+
+
+def probe_fold(cps: list[int]):
+    """Return (casefold_nfd changes, Mn set, ccc) after checking them against lower_case."""
+    chars = [chr(cp) for cp in cps]
+    fold = probing.changes(cps, fold_batch(chars))
+    mn = set(matching(cps, r"\p{Mn}"))
+    nfd = probing.changes(cps, nfd_batch(chars))
+    ccc = probing.probe_ccc(nfd_batch, [cp for cp in cps if cp not in nfd])
+    probing.check_each(cps, lower_batch(chars), fold, ccc, mn, "lower_case")
+    context = probing.movable(fold, ccc, mn)
+    n = probing.check_pairs(lower_batch, lambda c: fold.get(ord(c), c), ccc,
+                            mn.__contains__, context, MIDDLES)
+    print(f"reordering model checked on {n} inputs", file=sys.stderr)
+    return fold, mn, ccc
+
+
+def check_split(cps, control, whitespace, punctuation, cjk) -> None:
+    """Check the class sets against BasicTokenizer's own split of ``a<c>b``."""
+    basic = bert_tokenizer.BasicTokenizer(lower_case=False)
+    gone, alone = set(control) | set(whitespace), set(punctuation) | set(cjk)
+    for i in range(0, len(cps), CHUNK):
+        part = cps[i:i + CHUNK]
+        words = basic.tokenize(tf.constant([f"a{chr(c)}b".encode() for c in part])).to_list()
+        for cp, got in zip(part, words, strict=True):
+            c = chr(cp).encode()
+            want = [b"a", b"b"] if cp in gone else [b"a", c, b"b"] if cp in alone else [
+                b"a" + c + b"b"]
+            assert got == want, f"BasicTokenizer splits a U+{cp:04X} b as {got}"
+
+
+def build() -> str:
+    cps = probing.all_code_points()
+    fold, mn, ccc = probe_fold(cps)
+    control = matching(cps, r"\p{Cc}|\p{Cf}")
+    whitespace = matching(cps, r"\s")
+    punctuation = matching(cps, PUNCTUATION_REGEX)
+    cjk = matching(cps, CJK_REGEX)
+    check_split(cps, control, whitespace, punctuation, cjk)
+    header = [
+        "Character tables of TensorFlow Text's BasicTokenizer (ICU and RE2 data).",
+        f"Generated by make_tf_tables.py from tensorflow-text {text.__version__}; do not edit.",
+        "Probed over U+0000..U+10FFFF except the surrogates U+D800..U+DFFF.",
+        "Format: see table_file.py. Sets list what they hold; maps list what is not identity.",
+    ]
+    sections = {
+        "control": format_set(control),
+        "whitespace": format_set(whitespace),
+        "punctuation": format_set(punctuation),
+        "cjk": format_set(cjk),
+        "casefold_nfd": format_map(probing.with_hangul(fold)),
+        "mark_nonspacing": format_set(mn),
+        "ccc": format_map(ccc),
+    }
+    return format_table(header, sections)
+
+
+def main(argv: list[str]) -> None:
+    out_dir = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[1] / "data"
+    path = out_dir / "tensorflow.txt"
+    path.write_text(build(), encoding="ascii", newline="\n")
+    print(f"wrote {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

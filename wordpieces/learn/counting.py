@@ -1,0 +1,469 @@
+"""Count the words of a corpus, as the tokenizer will see them, on one machine or a cluster.
+
+``count_words(source)`` streams a corpus (files, globs, stdin, URLs or any iterable of
+texts; see ``sources``) through exactly the normalizer and pre-tokenizer a tokenizer will
+use, and returns ``WordCounts``: word -> count, plus the fingerprint of that pipeline, so
+that a vocabulary is never learned from words split another way. Counting is a map (count
+one block of a file) and a reduce (sum the partial counts); memory grows with the number
+of distinct words, not with the size of the corpus.
+
+Engines: ``"local"`` (processes on this machine, ``num_proc``) and ``"dask"``
+(``dask.distributed``, see ``dask_engine``).
+
+Not handled here: learning a vocabulary (``learners``); pipelines whose objects cannot be
+pickled when processes are spawned rather than forked (only the BERT stages are rebuilt
+from their settings).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import multiprocessing
+import os
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+from ..errors import FormatError, PipelineMismatchError
+from ..fast.word_encoder import word_splitter
+from ..formats.atomic import atomic_write_text
+from ..pipeline.normalizers import BertNormalizer
+from ..pipeline.pre_tokenizers import BertPreTokenizer
+from .sources import Block, TextStream, block_lines, plan
+
+__all__ = ["WordCounts", "count_words", "pipeline_fingerprint", "PipelineMismatchError"]
+
+ENGINES = ("local", "dask")
+DEFAULT_BLOCKSIZE = 8 << 20
+BATCH_CHARS = 1 << 20  # texts of a stream are sent to workers in batches of this size
+FORMAT_VERSION = 1
+
+
+# ---------------------------------------------------------------- the pipeline
+
+
+def _stage_config(stage) -> dict:
+    config = dict(stage.to_config())
+    if hasattr(stage, "flavor"):
+        config["flavor"] = stage.flavor
+    return config
+
+
+def pipeline_config(normalizer, pre_tokenizer) -> dict:
+    """The settings that decide which words a text gives (what the fingerprint hashes)."""
+    return {"normalizer": _stage_config(normalizer),
+            "pre_tokenizer": _stage_config(pre_tokenizer)}
+
+
+def _hash_config(config: dict) -> str:
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def pipeline_fingerprint(normalizer, pre_tokenizer) -> str:
+    """Return a stable hash of a normalizer + pre-tokenizer's settings.
+
+    >>> from wordpieces.pipeline.normalizers import BertNormalizer
+    >>> from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer
+    >>> len(pipeline_fingerprint(BertNormalizer(), BertPreTokenizer()))
+    16
+    """
+    return _hash_config(pipeline_config(normalizer, pre_tokenizer))
+
+
+class Pipeline:
+    """A normalizer and pre-tokenizer that can travel to worker processes.
+
+    BERT stages are rebuilt from their settings on arrival (their character tables hold
+    lambdas that plain pickle refuses); other stages must be picklable.
+    """
+
+    def __init__(self, normalizer=None, pre_tokenizer=None):
+        self.normalizer = BertNormalizer() if normalizer is None else normalizer
+        self.pre_tokenizer = BertPreTokenizer() if pre_tokenizer is None else pre_tokenizer
+        self.config = pipeline_config(self.normalizer, self.pre_tokenizer)
+        self.fingerprint = _hash_config(self.config)
+        self._words = None
+
+    @property
+    def words(self):
+        """The function from a text to its words (built once per process)."""
+        if self._words is None:
+            key = (self.fingerprint, type(self.normalizer), type(self.pre_tokenizer))
+            self._words = _SPLITTERS.get(key)
+            if self._words is None:
+                self._words = _SPLITTERS[key] = word_splitter(self.normalizer,
+                                                              self.pre_tokenizer)
+        return self._words
+
+    def __getstate__(self):
+        return {"normalizer": _portable(self.normalizer),
+                "pre_tokenizer": _portable(self.pre_tokenizer)}
+
+    def __setstate__(self, state):
+        self.__init__(_rebuilt(state["normalizer"]), _rebuilt(state["pre_tokenizer"]))
+
+
+_SPLITTERS: dict = {}
+
+
+def _portable(stage):
+    if type(stage) is BertNormalizer:
+        return ("BertNormalizer", {"clean_text": stage.clean_text,
+                                   "handle_chinese_chars": stage.handle_chinese_chars,
+                                   "strip_accents": stage.strip_accents,
+                                   "lowercase": stage.lowercase, "flavor": stage.flavor})
+    if type(stage) is BertPreTokenizer:
+        return ("BertPreTokenizer", {"flavor": stage.flavor})
+    return ("object", stage)
+
+
+def _rebuilt(spec):
+    kind, value = spec
+    if kind == "BertNormalizer":
+        return BertNormalizer(**value)
+    if kind == "BertPreTokenizer":
+        return BertPreTokenizer(**value)
+    return value
+
+
+# ---------------------------------------------------------------- WordCounts
+
+
+class WordCounts(Mapping):
+    """Word -> count, with the fingerprint of the pipeline that produced the words.
+
+    Iteration and ``most_common`` go in canonical order: count descending, then word.
+    ``pipeline`` is the settings dict of ``pipeline_config`` (``None`` if unknown, e.g.
+    counts loaded from a plain TSV), and ``fingerprint`` its hash.
+
+    >>> wc = WordCounts({"b": 2, "a": 2, "c": 5})
+    >>> wc.most_common()
+    [('c', 5), ('a', 2), ('b', 2)]
+    >>> wc.merge(WordCounts({"a": 1}))["a"]
+    3
+    """
+
+    def __init__(self, counts: Mapping | Iterable = (), *, pipeline: dict | None = None):
+        self._counts = _checked_counts(counts)
+        self.pipeline = pipeline
+        self.fingerprint = _hash_config(pipeline) if pipeline is not None else None
+        self._sorted: list[tuple[str, int]] | None = None
+
+    def __getitem__(self, word: str) -> int:
+        return self._counts[word]
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    def __iter__(self) -> Iterator[str]:
+        return (word for word, _ in self.most_common())
+
+    def __contains__(self, word) -> bool:
+        return word in self._counts
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, WordCounts):
+            return self.fingerprint == other.fingerprint and self._counts == other._counts
+        return isinstance(other, Mapping) and self._counts == dict(other.items())
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        head = ", ".join(f"{w!r}: {c}" for w, c in self.most_common(3))
+        more = ", …" if len(self) > 3 else ""
+        return (f"WordCounts({{{head}{more}}}, words={len(self)}, "
+                f"fingerprint={self.fingerprint!r})")
+
+    def most_common(self, n: int | None = None) -> list[tuple[str, int]]:
+        """Return ``(word, count)`` pairs, count descending then word; the first ``n``."""
+        if self._sorted is None:
+            self._sorted = sorted(self._counts.items(), key=lambda p: (-p[1], p[0]))
+        return list(self._sorted if n is None else self._sorted[:n])
+
+    def total(self) -> int:
+        """Return the number of word occurrences counted."""
+        return sum(self._counts.values())
+
+    def merge(self, *others: WordCounts, ignore_fingerprint: bool = False) -> WordCounts:
+        """Sum these counts with ``others`` (e.g. shards counted on other machines).
+
+        Counts made by different pipelines are refused, unless ``ignore_fingerprint``;
+        the merged fingerprint is then unknown (``None``). ``WordCounts.merge(a, b, c)``
+        also works.
+        """
+        total = Counter(self._counts)
+        pipeline = self.pipeline
+        for other in others:
+            if not isinstance(other, WordCounts):
+                other = WordCounts(other)
+            if other.fingerprint != self.fingerprint:
+                if not ignore_fingerprint:
+                    raise PipelineMismatchError(
+                        f"cannot merge word counts of pipeline {self.fingerprint} with "
+                        f"counts of pipeline {other.fingerprint}: they split text into "
+                        "different words (pass ignore_fingerprint=True to merge anyway)")
+                pipeline = None
+            total.update(other._counts)
+        return WordCounts(total, pipeline=pipeline)
+
+    def check_pipeline(self, normalizer, pre_tokenizer) -> None:
+        """Raise ``PipelineMismatchError`` unless these counts came from this pipeline."""
+        expected = pipeline_config(normalizer, pre_tokenizer)
+        if self.pipeline == expected:
+            return
+        had = "an unknown pipeline" if self.pipeline is None else (
+            f"pipeline {self.fingerprint} {json.dumps(self.pipeline, sort_keys=True)}")
+        raise PipelineMismatchError(
+            f"these word counts were made with {had}, but the tokenizer being built uses "
+            f"pipeline {_hash_config(expected)} {json.dumps(expected, sort_keys=True)}; "
+            "count the corpus again with that normalizer and pre-tokenizer, or pass "
+            "ignore_fingerprint=True to use them anyway")
+
+    # ------------------------------------------------------------ files
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write ``word<TAB>count`` lines (canonical order) after a ``#`` JSON header."""
+        header = {"format": "wordpieces-word-counts", "version": FORMAT_VERSION,
+                  "fingerprint": self.fingerprint, "pipeline": self.pipeline}
+        lines = ["# " + json.dumps(header, ensure_ascii=False, sort_keys=True)]
+        for word, count in self.most_common():
+            if "\n" in word or "\r" in word:
+                raise FormatError(f"cannot save word {word!r}: it holds a line break")
+            lines.append(f"{word}\t{count}")
+        atomic_write_text(path, "\n".join(lines) + "\n")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> WordCounts:
+        """Read counts saved by ``save`` (or any ``word<TAB>count`` file, fingerprint unknown).
+
+        Malformed lines are rejected with ``file:line``.
+        """
+        path = os.fspath(path)
+        with open(path, encoding="utf-8-sig", newline="\n") as f:
+            try:
+                return _parse_counts(path, f)
+            except UnicodeDecodeError as e:
+                raise FormatError(f"{path}: not valid UTF-8 ({e.reason})") from None
+
+
+_COUNT = re.compile(r"\d+\Z")
+
+
+def _parse_counts(path: str, lines: Iterable[str]) -> WordCounts:
+    counts: dict[str, int] = {}
+    first_seen: dict[str, int] = {}
+    pipeline = None
+    for number, line in enumerate(lines, 1):
+        line = line[:-1] if line.endswith("\n") else line
+        line = line[:-1] if line.endswith("\r") else line
+        if number == 1 and line.startswith("#") and "\t" not in line:
+            pipeline = _parse_header(path, line)
+            continue
+        word, tab, count = line.rpartition("\t")
+        if not tab or not _COUNT.match(count):
+            raise FormatError(f"{path}:{number}: expected 'word<TAB>count', got {line!r}")
+        if word in counts:
+            raise FormatError(f"{path}:{number}: word {word!r} repeats line "
+                              f"{first_seen[word]}")
+        counts[word], first_seen[word] = int(count), number
+    return WordCounts(counts, pipeline=pipeline)
+
+
+def _parse_header(path: str, line: str) -> dict | None:
+    try:
+        header = json.loads(line[1:])
+    except ValueError:
+        return None  # a foreign comment line: no fingerprint known
+    if not isinstance(header, dict) or header.get("format") != "wordpieces-word-counts":
+        return None
+    pipeline = header.get("pipeline")
+    if pipeline is not None and (not isinstance(pipeline, dict)
+                                 or _hash_config(pipeline) != header.get("fingerprint")):
+        raise FormatError(f"{path}:1: the header's fingerprint does not match its pipeline")
+    return pipeline
+
+
+def _checked_counts(counts) -> dict[str, int]:
+    items = counts.items() if isinstance(counts, Mapping) else counts
+    out: dict[str, int] = {}
+    for index, item in enumerate(items):
+        try:
+            word, count = item
+        except (TypeError, ValueError):
+            raise TypeError(f"counts item {index} is {item!r}, not a (word, count) "
+                            "pair") from None
+        if not isinstance(word, str):
+            raise TypeError(f"counts item {index}: word {word!r} is not a str")
+        if isinstance(count, bool) or not hasattr(count, "__index__") or count < 0:
+            raise ValueError(f"count of {word!r} must be an integer >= 0, not {count!r}")
+        out[word] = out.get(word, 0) + int(count)
+    return out
+
+
+# ---------------------------------------------------------------- counting
+
+
+def count_words(source, *, normalizer=None, pre_tokenizer=None, num_proc: int | None = None,
+                engine: str = "local", scheduler=None, blocksize: int = DEFAULT_BLOCKSIZE,
+                progress=None) -> WordCounts:
+    """Count the words of ``source`` as ``pre_tokenizer(normalizer(text))`` gives them.
+
+    ``source``: a path, a glob, a directory, ``"-"`` (stdin), an fsspec URL, a list or
+    tuple of those, or any other iterable of texts (each text is split as a whole; file
+    lines are split one by one). Defaults: ``BertNormalizer(lowercase=True,
+    flavor="bert")`` and ``BertPreTokenizer(flavor="bert")``. ``engine="local"`` uses
+    ``num_proc`` processes (default: all cores; 1 counts in this process);
+    ``engine="dask"`` runs on the ``dask.distributed`` cluster at ``scheduler`` (an
+    address, a ``Client`` or a cluster; ``None`` starts a local one). ``progress`` is
+    called as ``progress("count", done=bytes, total=bytes, words=n)``.
+
+    >>> count_words(iter(["Hello, hello world!"])).most_common()
+    [('hello', 2), ('!', 1), (',', 1), ('world', 1)]
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
+    if num_proc is not None and num_proc < 1:
+        raise ValueError(f"num_proc must be >= 1, not {num_proc}")
+    if blocksize < 1:
+        raise ValueError(f"blocksize must be >= 1, not {blocksize}")
+    pipeline = Pipeline(normalizer, pre_tokenizer)
+    units = plan(source, blocksize=blocksize)
+    if engine == "dask":
+        from .dask_engine import count_dask
+        counts = count_dask(units, pipeline, scheduler=scheduler, num_proc=num_proc,
+                            progress=progress)
+    else:
+        counts = _count_local(units, pipeline, num_proc or os.cpu_count() or 1, progress)
+    return WordCounts(counts, pipeline=pipeline.config)
+
+
+def count_block(block: Block, pipeline: Pipeline) -> Counter:
+    """Count the words of one block of a file (the map step; runs in a worker)."""
+    return count_lines(block_lines(block), pipeline)
+
+
+def count_lines(texts: Iterable[str], pipeline: Pipeline) -> Counter:
+    """Count the words of some texts, each split as a whole."""
+    words, counter, buffer = pipeline.words, Counter(), []
+    for text in texts:
+        if text:
+            buffer += words(text)
+            if len(buffer) >= 65536:
+                counter.update(buffer)
+                buffer.clear()
+    counter.update(buffer)
+    return counter
+
+
+def merge_partials(*partials: Counter) -> Counter:
+    """Sum partial counts (the reduce step)."""
+    total = Counter()
+    for partial in partials:
+        total.update(partial)
+    return total
+
+
+def tasks(units) -> Iterator[tuple[str, object, int]]:
+    """Yield ("block", Block, bytes) and ("texts", [text, ...], chars) units of work."""
+    for unit in units:
+        if isinstance(unit, Block):
+            yield "block", unit, unit.size
+            continue
+        batch, size = [], 0
+        for text in unit:
+            batch.append(text)
+            size += len(text)
+            if size >= BATCH_CHARS:
+                yield "texts", batch, size
+                batch, size = [], 0
+        if batch:
+            yield "texts", batch, size
+
+
+def run_task(kind: str, payload, pipeline: Pipeline) -> Counter:
+    """Count one unit of work from ``tasks``."""
+    if kind == "block":
+        return count_block(payload, pipeline)
+    return count_lines(payload, pipeline)
+
+
+# ---------------------------------------------------------------- local engine
+
+
+class _Meter:
+    """Report bytes done of the known total to a progress callable."""
+
+    def __init__(self, units, progress):
+        self.progress = progress
+        self.total = sum(u.size for u in units if isinstance(u, Block))
+        self.total = None if any(isinstance(u, TextStream) for u in units) else self.total
+        self.done = 0
+        self.words = 0
+
+    def add(self, size: int, partial: Counter) -> None:
+        self.done += size
+        self.words += sum(partial.values())
+        if self.progress is not None:
+            self.progress("count", done=self.done, total=self.total, words=self.words)
+
+
+def _count_local(units, pipeline: Pipeline, num_proc: int, progress) -> Counter:
+    meter = _Meter(units, progress)
+    work = tasks(units)
+    first = next(work, None)
+    second = next(work, None) if first is not None else None
+    if second is None or num_proc == 1:
+        total = Counter()
+        for kind, payload, size in itertools.chain(filter(None, (first, second)), work):
+            partial = run_task(kind, payload, pipeline)
+            meter.add(size, partial)
+            total.update(partial)
+        return total
+    return _count_in_pool([first, second], work, pipeline, num_proc, meter)
+
+
+def _count_in_pool(head, work, pipeline, num_proc, meter) -> Counter:
+    """Run tasks in ``num_proc`` processes, at most two per process in flight."""
+    total = Counter()
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux")
+                                          else "spawn")
+    with ProcessPoolExecutor(num_proc, mp_context=context, initializer=_init_worker,
+                             initargs=(pipeline,)) as pool:
+        pending = {}
+        queue = iter([*head, *work])
+        try:
+            for kind, payload, size in queue:
+                pending[pool.submit(_worker_task, kind, payload)] = size
+                while len(pending) >= 2 * num_proc:
+                    _collect(pending, total, meter)
+            while pending:
+                _collect(pending, total, meter)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    return total
+
+
+def _collect(pending: dict, total: Counter, meter: _Meter) -> None:
+    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+    for future in done:
+        partial = future.result()
+        meter.add(pending.pop(future), partial)
+        total.update(partial)
+
+
+_WORKER_PIPELINE: Pipeline | None = None
+
+
+def _init_worker(pipeline: Pipeline) -> None:
+    global _WORKER_PIPELINE
+    _WORKER_PIPELINE = pipeline
+
+
+def _worker_task(kind: str, payload) -> Counter:
+    return run_task(kind, payload, _WORKER_PIPELINE)

@@ -1,0 +1,126 @@
+"""Train a tokenizer in one call: count the corpus, learn a vocabulary, build the Tokenizer.
+
+``train(source, algorithm=...)`` splits the corpus with exactly the normalizer and
+pre-tokenizer the resulting tokenizer will use (``lowercase``, ``flavor``, …), learns the
+vocabulary with the chosen learner and returns a ready ``Tokenizer``. ``source`` may
+also be ``WordCounts`` counted earlier (anywhere, e.g. on a cluster); they are refused if
+they were counted with another pipeline, unless ``ignore_fingerprint=True``.
+
+Not handled here: the counting and the learners themselves (``counting``, ``learners``);
+saving (``Tokenizer.save``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from ..pipeline import models
+from ..pipeline.decoders import WordPieceDecoder
+from ..pipeline.normalizers import BertNormalizer
+from ..pipeline.pre_tokenizers import BertPreTokenizer
+from ..tokenizer import Tokenizer
+from .counting import WordCounts, count_words
+from .learners import learn_bottom_up, learn_top_down, learn_word_level
+from .progress import make_reporter
+
+ALGORITHMS = ("top-down", "bottom-up", "word-level")
+DEFAULT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+__all__ = ["train", "ALGORITHMS"]
+
+
+def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
+          lowercase: bool = True, flavor: str = "bert", strip_accents: bool | None = None,
+          clean_text: bool = True, handle_chinese_chars: bool = True,
+          reserved_tokens: Iterable[str] | None = None,
+          special_tokens: Iterable[str] | None = None, unk_token: str = "[UNK]",
+          template: str | None = "auto", engine: str = "local", num_proc: int | None = None,
+          scheduler=None, blocksize: int | None = None, progress="auto",
+          ignore_fingerprint: bool = False, **learn_options) -> Tokenizer:
+    """Count ``source``, learn a vocabulary of about ``vocab_size`` tokens, return a Tokenizer.
+
+    ``algorithm``: ``"top-down"`` (BERT / TF Text, ``learn_top_down``), ``"bottom-up"``
+    (likelihood WordPiece, ``learn_bottom_up``) or ``"word-level"`` (``learn_word_level``).
+    ``reserved_tokens`` and ``special_tokens`` are one option under two names (default
+    ``[PAD] [UNK] [CLS] [SEP] [MASK]``); they lead the vocabulary and must hold
+    ``unk_token``. Other keyword options go to the learner (e.g. ``lower_thresh``,
+    ``min_frequency``). ``engine``, ``num_proc``, ``scheduler`` and ``blocksize`` are
+    ``count_words``' options. ``progress``: ``"auto"`` (a bar on stderr when it is a terminal),
+    ``"bar"``, ``"jsonl"``, ``"none"`` or a callable.
+
+    >>> tok = train(iter(["the cat sat on the mat"] * 20), vocab_size=40, lower_thresh=1,
+    ...             progress="none")
+    >>> tok.tokenize("The cats")
+    ['the', 'cat', '##s']
+    """
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}: expected one of "
+                         f"{', '.join(ALGORITHMS)}")
+    specials = _specials(reserved_tokens, special_tokens, unk_token)
+    normalizer = BertNormalizer(lowercase=lowercase, flavor=flavor, strip_accents=strip_accents,
+                                clean_text=clean_text, handle_chinese_chars=handle_chinese_chars)
+    pre_tokenizer = BertPreTokenizer(flavor=flavor)
+    with make_reporter(progress) as reporter:
+        counts = _counts(source, normalizer, pre_tokenizer, ignore_fingerprint,
+                         engine=engine, num_proc=num_proc, scheduler=scheduler,
+                         blocksize=blocksize, progress=reporter)
+        vocab = _learn(algorithm, counts, vocab_size, specials, learn_options, reporter)
+    if algorithm == "word-level":
+        return _word_level_tokenizer(vocab, normalizer, pre_tokenizer, specials, unk_token,
+                                     flavor, template)
+    prefix = (learn_options.get("joiner", "##") if algorithm == "top-down"
+              else learn_options.get("continuing_subword_prefix", "##"))
+    return Tokenizer.from_vocab(vocab, lowercase=lowercase, flavor=flavor,
+                                strip_accents=strip_accents, clean_text=clean_text,
+                                handle_chinese_chars=handle_chinese_chars, unk_token=unk_token,
+                                continuing_subword_prefix=prefix, special_tokens=specials,
+                                reserved_tokens=specials, template=template)
+
+
+def _specials(reserved_tokens, special_tokens, unk_token: str) -> list[str]:
+    """The one list of reserved/special tokens, checked to hold the unknown token."""
+    if reserved_tokens is not None and special_tokens is not None and (
+            list(reserved_tokens) != list(special_tokens)):
+        raise ValueError("reserved_tokens and special_tokens are the same option under two "
+                         "names: give one")
+    chosen = reserved_tokens if reserved_tokens is not None else special_tokens
+    specials = list(dict.fromkeys(DEFAULT_SPECIALS if chosen is None else chosen))
+    if unk_token not in specials:
+        raise ValueError(f"the reserved tokens {specials} must include unk_token "
+                         f"{unk_token!r}")
+    return specials
+
+
+def _counts(source, normalizer, pre_tokenizer, ignore_fingerprint: bool, **count_options):
+    """Count ``source``, or check counts given ready-made against the pipeline."""
+    if isinstance(source, Mapping):
+        counts = source if isinstance(source, WordCounts) else WordCounts(source)
+        if not ignore_fingerprint:
+            counts.check_pipeline(normalizer, pre_tokenizer)
+        return counts
+    if count_options.get("blocksize") is None:
+        count_options.pop("blocksize", None)  # count_words' own default
+    return count_words(source, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
+                       **count_options)
+
+
+def _learn(algorithm: str, counts, vocab_size: int, specials: list[str], options: dict,
+           reporter) -> list[str]:
+    if algorithm == "top-down":
+        return learn_top_down(counts, vocab_size, specials, progress=reporter, **options)
+    if algorithm == "bottom-up":
+        return learn_bottom_up(counts, vocab_size, special_tokens=specials, progress=reporter,
+                               **options)
+    return learn_word_level(counts, max_size=vocab_size, special_tokens=specials, **options)
+
+
+def _word_level_tokenizer(vocab, normalizer, pre_tokenizer, specials, unk_token, flavor,
+                          template) -> Tokenizer:
+    from ..tokenizer import _default_processor
+
+    vocab_obj = models.as_vocab(vocab)
+    return Tokenizer(models.WordLevel(vocab_obj, unk_token=unk_token), normalizer=normalizer,
+                     pre_tokenizer=pre_tokenizer,
+                     post_processor=_default_processor(vocab_obj, template, None),
+                     decoder=WordPieceDecoder("##"), added_tokens=specials,
+                     reserved_tokens=specials, flavor=flavor)

@@ -1,0 +1,216 @@
+"""Turn one pre-tokenized word into vocabulary pieces: WordPiece and WordLevel.
+
+``WordPiece`` is the greedy longest-match-first algorithm of BERT: take the longest
+vocabulary entry that starts the word, then the longest ``##``-prefixed entry that
+starts the rest, and so on; if some rest matches nothing, the *whole* word becomes the
+unknown token. This is the readable reference; the native extension computes the same
+pieces in linear time.
+
+Not handled here: normalization and splitting text into words (``normalizers``,
+``pre_tokenizers``), special tokens (``processors``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from ..errors import VocabError
+from ..vocab import Vocab
+
+CACHE_SIZE = 100_000
+
+
+def as_vocab(vocab: Vocab | Mapping[str, int] | Iterable[str]) -> Vocab:
+    """Accept a ``Vocab``, a ``{token: id}`` mapping or a list of tokens."""
+    if isinstance(vocab, Vocab):
+        return vocab
+    if isinstance(vocab, Mapping):
+        return Vocab.from_mapping(vocab)
+    return Vocab(vocab)
+
+
+def greedy_spans(word: str, vocab: Mapping[str, int] | Vocab, prefix: str = "##",
+                 max_token_chars: int | None = None) -> list[tuple[int, int]] | None:
+    """Return the (start, end) char spans of the greedy longest-match split, or None.
+
+    ``None`` means some remainder of the word matches no vocabulary entry.
+
+    >>> greedy_spans("playing", {"play": 0, "##ing": 1})
+    [(0, 4), (4, 7)]
+    """
+    spans = []
+    start, n = 0, len(word)
+    longest = n if max_token_chars is None else max_token_chars
+    while start < n:
+        end = min(n, start + longest)
+        while end > start:
+            piece = word[start:end] if start == 0 else prefix + word[start:end]
+            if piece in vocab:
+                break
+            end -= 1
+        if end == start:
+            return None
+        spans.append((start, end))
+        start = end
+    return spans
+
+
+def wordpiece_tokenize(word: str, vocab: Mapping[str, int] | Iterable[str] | Vocab,
+                       unk_token: str = "[UNK]", *, continuing_subword_prefix: str = "##",
+                       max_input_chars_per_word: int = 100) -> list[str]:
+    """Split one word with greedy longest-match-first; an unmatched rest gives ``[unk_token]``.
+
+    >>> vocab = ["play", "player", "##ing", "##er", "##s", "##ed", "##ly"]
+    >>> wordpiece_tokenize("players", vocab), wordpiece_tokenize("unknown", vocab)
+    (['player', '##s'], ['[UNK]'])
+    """
+    if not isinstance(vocab, Mapping | Vocab):
+        vocab = set(vocab)  # type: ignore[assignment]
+    if len(word) > max_input_chars_per_word:
+        return [unk_token]
+    spans = greedy_spans(word, vocab, continuing_subword_prefix)  # type: ignore[arg-type]
+    if spans is None:
+        return [unk_token]
+    return [word[s:e] if s == 0 else continuing_subword_prefix + word[s:e] for s, e in spans]
+
+
+class VocabModel:
+    """The vocabulary lookups every model offers (as HF's ``Model``)."""
+
+    vocab: Vocab
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def id_to_token(self, id_: int) -> str | None:
+        return self.vocab.tokens[id_] if 0 <= id_ < len(self.vocab) else None
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.vocab.as_dict()
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+
+class WordPiece(VocabModel):
+    """Map a word to WordPiece ids, with a bounded cache of words already seen.
+
+    ``max_input_chars_per_word`` counts code points (BERT, Hugging Face);
+    ``max_input_bytes_per_word``, when set, counts UTF-8 bytes instead (TensorFlow
+    Text's ``max_bytes_per_word``). A word over the limit is one unknown token.
+
+    >>> wp = WordPiece(["[UNK]", "un", "##happy", "##ness", "happy"])
+    >>> wp.tokenize("unhappiness")
+    [('[UNK]', 0)]
+    >>> wp.tokenize("unhappyness")
+    [('un', 1), ('##happy', 2), ('##ness', 3)]
+    """
+
+    def __init__(self, vocab: Vocab | Mapping[str, int] | Iterable[str], *,
+                 unk_token: str = "[UNK]", continuing_subword_prefix: str = "##",
+                 max_input_chars_per_word: int = 100,
+                 max_input_bytes_per_word: int | None = None):
+        self.vocab = as_vocab(vocab)
+        if unk_token not in self.vocab:
+            raise VocabError(f"the unknown token {unk_token!r} is not in the vocabulary "
+                             f"({len(self.vocab)} tokens)")
+        self.unk_token = unk_token
+        self.unk_id = self.vocab[unk_token]
+        self._prefix = continuing_subword_prefix
+        self.max_input_chars_per_word = max_input_chars_per_word
+        self.max_input_bytes_per_word = max_input_bytes_per_word
+        # The greedy search looks continuation pieces up without their prefix: one
+        # slice per probe instead of a slice and a concatenation.
+        self._continuations = _without_prefix(self.vocab.ids, continuing_subword_prefix)
+        self._longest_start = max(map(len, self.vocab.ids))
+        self._longest_continuation = max(map(len, self._continuations), default=0)
+        self._cache: dict[str, tuple[tuple[int, int, int], ...]] = {}
+
+    @property
+    def continuing_subword_prefix(self) -> str:
+        """The prefix of continuation pieces (``"##"``); fixed at construction."""
+        return self._prefix  # the continuation table below is keyed without it
+
+    def _too_long(self, word: str) -> bool:
+        if self.max_input_bytes_per_word is not None:
+            return len(word.encode("utf-8", "surrogatepass")) > self.max_input_bytes_per_word
+        return len(word) > self.max_input_chars_per_word
+
+    def split(self, word: str) -> tuple[tuple[int, int, int], ...]:
+        """Return ``(id, start, end)`` per piece, without the cache (for callers that cache).
+
+        The same pieces as ``greedy_spans`` (a test keeps them so), found faster: a word
+        that is itself a vocabulary entry costs one lookup, and each later probe one
+        slice.
+        """
+        if not word:
+            return ()
+        if self._too_long(word):
+            return ((self.unk_id, 0, len(word)),)
+        found = self.vocab.ids.get(word)  # the first probe of the search
+        if found is not None:
+            return ((found, 0, len(word)),)
+        return self._greedy(word)
+
+    def _greedy(self, word: str) -> tuple[tuple[int, int, int], ...]:
+        pieces = []
+        table, longest = self.vocab.ids, self._longest_start
+        start, n = 0, len(word)
+        while start < n:
+            for end in range(min(n, start + longest), start, -1):
+                found = table.get(word[start:end])
+                if found is not None:
+                    break
+            else:
+                return ((self.unk_id, 0, n),)
+            pieces.append((found, start, end))
+            start, table, longest = end, self._continuations, self._longest_continuation
+        return tuple(pieces)
+
+    def pieces(self, word: str) -> tuple[tuple[int, int, int], ...]:
+        """Return ``(id, start, end)`` per piece, spans in code points of ``word``."""
+        cached = self._cache.get(word)
+        if cached is None:
+            if len(self._cache) >= CACHE_SIZE:
+                self._cache.clear()
+            cached = self._cache[word] = self.split(word)
+        return cached
+
+    def tokenize(self, word: str) -> list[tuple[str, int]]:
+        """Return ``(token, id)`` per piece of ``word``."""
+        tokens = self.vocab.tokens
+        return [(tokens[i], i) for i, _, _ in self.pieces(word)]
+
+
+def _without_prefix(ids: dict[str, int], prefix: str) -> dict[str, int]:
+    """The continuation pieces (``##ing``) keyed without their prefix (``ing``)."""
+    if not prefix:
+        return ids
+    return {token[len(prefix):]: i for token, i in ids.items() if token.startswith(prefix)}
+
+
+class WordLevel(VocabModel):
+    """Map a whole word to its id, or to the unknown token's id.
+
+    >>> WordLevel(["<unk>", "cat"], unk_token="<unk>").tokenize("dog")
+    [('<unk>', 0)]
+    """
+
+    def __init__(self, vocab: Vocab | Mapping[str, int] | Iterable[str], *,
+                 unk_token: str = "[UNK]"):
+        self.vocab = as_vocab(vocab)
+        if unk_token not in self.vocab:
+            raise VocabError(f"the unknown token {unk_token!r} is not in the vocabulary")
+        self.unk_token = unk_token
+        self.unk_id = self.vocab[unk_token]
+
+    def pieces(self, word: str) -> tuple[tuple[int, int, int], ...]:
+        """Return one ``(id, 0, len(word))`` piece."""
+        return ((self.vocab.ids.get(word, self.unk_id), 0, len(word)),)
+
+    split = pieces  # nothing to cache
+
+    def tokenize(self, word: str) -> list[tuple[str, int]]:
+        i = self.vocab.ids.get(word, self.unk_id)
+        return [(self.vocab.tokens[i], i)]

@@ -1,0 +1,304 @@
+"""Normalize text while remembering where each normalized character came from.
+
+A normalizer turns a ``str`` into a ``NormalizedString``: the normalized text plus, for
+every normalized character, the ``(start, end)`` span of the original characters it came
+from. Offsets of tokens are read through that alignment, so they always point into the
+text the user gave.
+
+``BertNormalizer`` reproduces the three references (``flavor="bert"|"huggingface"|
+"tensorflow"``, see ``flavors``) exactly. The generic normalizers (``Lowercase``, ``NFD``
+…, ``Sequence``) follow HF ``tokenizers``' names and JSON forms.
+
+Not handled here: splitting into words (``pre_tokenizers``); the fast fused path used by
+``Tokenizer`` (``splitting``), which must agree with this module.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+from ..flavors.rules import FLAVORS, get_flavor
+
+
+@dataclass(frozen=True)
+class NormalizedString:
+    """Text after normalization, aligned character by character to the original.
+
+    ``alignments[i]`` is the ``(start, end)`` span in ``original`` that produced
+    ``normalized[i]``.
+
+    >>> ns = BertNormalizer().normalize("Héllo")
+    >>> ns.normalized, ns.alignments[1]
+    ('hello', (1, 2))
+    """
+
+    original: str
+    normalized: str
+    alignments: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def identity(cls, text: str) -> NormalizedString:
+        """Wrap ``text`` unchanged, each character aligned to itself."""
+        return cls(text, text, tuple((i, i + 1) for i in range(len(text))))
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Map normalized span ``[start, end)`` to a span of the original text."""
+        if start >= end:
+            pos = self.alignments[start][0] if start < len(self.alignments) else len(self.original)
+            return (pos, pos)
+        return (self.alignments[start][0], self.alignments[end - 1][1])
+
+    def transform(self, parts: list[str]) -> NormalizedString:
+        """Replace normalized character ``i`` by ``parts[i]``, keeping its alignment."""
+        aligns = self.alignments
+        new_aligns = tuple(aligns[i] for i, part in enumerate(parts) for _ in part)
+        return NormalizedString(self.original, "".join(parts), new_aligns)
+
+
+class Normalizer:
+    """Base: subclasses implement ``normalize_string`` on an existing NormalizedString."""
+
+    def normalize(self, text: str) -> NormalizedString:
+        """Normalize ``text``, aligned to it."""
+        return self.normalize_string(NormalizedString.identity(text))
+
+    def normalize_string(self, ns: NormalizedString) -> NormalizedString:
+        raise NotImplementedError
+
+    def normalize_str(self, text: str) -> str:
+        """Return only the normalized text (as HF's ``normalize_str``)."""
+        return self.normalize(text).normalized
+
+    def to_config(self) -> dict:
+        raise NotImplementedError
+
+
+class CharMapNormalizer(Normalizer):
+    """Normalize character by character through a cached ``map_char``."""
+
+    def __init__(self):
+        self._char_cache: dict[str, str] = {}
+
+    def map_char(self, ch: str) -> str:
+        raise NotImplementedError
+
+    def mapped(self, ch: str) -> str:
+        """Return ``map_char(ch)``, memoized (there are few distinct characters)."""
+        out = self._char_cache.get(ch)
+        if out is None:
+            out = self._char_cache[ch] = self.map_char(ch)
+        return out
+
+    def normalize_string(self, ns: NormalizedString) -> NormalizedString:
+        return ns.transform([self.mapped(c) for c in ns.normalized])
+
+
+# ---------------------------------------------------------------- BERT
+
+
+class BertNormalizer(CharMapNormalizer):
+    """Clean, space out CJK characters, lowercase and strip accents as a reference does.
+
+    ``strip_accents=None`` follows ``lowercase`` (as in HF and BERT). ``flavor`` picks
+    whose rules to reproduce exactly: ``"bert"`` (google-research/bert),
+    ``"huggingface"`` (HF tokenizers) or ``"tensorflow"`` (TF Text).
+
+    >>> BertNormalizer(flavor="huggingface").normalize_str("Héllò 你好")
+    'hello  你  好 '
+    """
+
+    def __init__(self, *, clean_text: bool = True, handle_chinese_chars: bool = True,
+                 strip_accents: bool | None = None, lowercase: bool = True,
+                 flavor: str = "bert"):
+        super().__init__()
+        if flavor not in FLAVORS:
+            raise ValueError(f"unknown flavor {flavor!r}: expected one of {', '.join(FLAVORS)}")
+        self.clean_text = clean_text
+        self.handle_chinese_chars = handle_chinese_chars
+        self.strip_accents = strip_accents
+        self.lowercase = lowercase
+        self.flavor = flavor
+        self.rules = get_flavor(flavor)
+        self._strip = lowercase if strip_accents is None else strip_accents
+        # Characters whose result depends on their neighbours with these options.
+        self.context_chars = self.rules.active_context(lowercase, self._strip)
+
+    def map_char(self, ch: str) -> str:
+        """Return what one character becomes (may be empty or several characters)."""
+        rules = self.rules
+        if rules.cleans_after_fold():
+            return self._map_fold_first(ch)
+        if self.clean_text:
+            if rules.removed(ch):
+                return ""
+            if rules.to_space(ch):
+                return " "
+        if self.handle_chinese_chars and rules.is_cjk(ch):
+            return " " + rules.fold(ch, self.lowercase, self._strip) + " "
+        return rules.fold(ch, self.lowercase, self._strip)
+
+    def _map_fold_first(self, ch: str) -> str:
+        # TF Text: fold the case, then replace controls by spaces; CJK characters are
+        # split out by its pre-tokenizer regex, so spacing the folded output is the same.
+        rules = self.rules
+        out = []
+        for c in rules.fold(ch, self.lowercase, self._strip):
+            if self.clean_text and rules.to_space(c):
+                out.append(" ")
+            elif self.handle_chinese_chars and rules.is_cjk(c):
+                out.append(" " + c + " ")
+            else:
+                out.append(c)
+        return "".join(out)
+
+    def normalize_string(self, ns: NormalizedString) -> NormalizedString:
+        parts = [self.mapped(c) for c in ns.normalized]
+        if self.context_chars and not self.context_chars.isdisjoint(ns.normalized):
+            if "\u03a3" in self.context_chars:
+                self._apply_final_sigma(ns.normalized, parts)
+            self.rules.fix_context(ns.normalized, parts, clean_text=self.clean_text,
+                                   handle_chinese_chars=self.handle_chinese_chars,
+                                   lowercase=self.lowercase)
+        return ns.transform(parts)
+
+    def _apply_final_sigma(self, text: str, parts: list[str]) -> None:
+        # BERT lowercases each whitespace token with str.lower(), which writes a capital
+        # sigma as a final sigma depending on its neighbours within the token. Rebuild
+        # each token with one stand-in letter per character class and let str.lower()
+        # decide, so the rule is exactly Python's.
+        if "\u03a3" not in text:
+            return
+        cleaned = [(i, p) for i, p in enumerate(parts) if p]
+        for token in _whitespace_tokens(cleaned):
+            if not any(text[i] == "\u03a3" for i, _ in token):
+                continue
+            stand_in = "".join("\u03a3" if text[i] == "\u03a3" else _sigma_class(text[i])
+                               for i, _ in token).lower()
+            for (i, _), low in zip(token, stand_in, strict=True):
+                if text[i] == "\u03a3":
+                    parts[i] = self.rules.fold(low, False, self._strip)
+
+    def to_config(self) -> dict:
+        return {"type": "BertNormalizer", "clean_text": self.clean_text,
+                "handle_chinese_chars": self.handle_chinese_chars,
+                "strip_accents": self.strip_accents, "lowercase": self.lowercase}
+
+
+def _whitespace_tokens(cleaned: list[tuple[int, str]]):
+    """Group (index, mapped) pairs into runs not broken by whitespace in the mapping."""
+    token: list[tuple[int, str]] = []
+    for i, part in cleaned:
+        if part.isspace() or part.startswith(" "):  # a space, or a spaced-out CJK char
+            if token:
+                yield token
+            token = []
+            if not part.isspace():
+                yield [(i, part)]
+        else:
+            token.append((i, part))
+    if token:
+        yield token
+
+
+_SIGMA_CLASS: dict[str, str] = {}
+
+
+def _sigma_class(ch: str) -> str:
+    """Return 'a' (cased), "'" (case-ignorable) or '0' (neither), as str.lower sees ``ch``."""
+    cls = _SIGMA_CLASS.get(ch)
+    if cls is None:
+        if (ch + "\u03a3").lower()[-1] == "\u03c2":
+            cls = "a"
+        elif ("a" + ch + "\u03a3").lower()[-1] == "\u03c2":
+            cls = "'"
+        else:
+            cls = "0"
+        _SIGMA_CLASS[ch] = cls
+    return cls
+
+
+# ---------------------------------------------------------------- generic
+
+
+class Lowercase(CharMapNormalizer):
+    """Lowercase each character (Unicode default, character by character, as HF)."""
+
+    def map_char(self, ch: str) -> str:
+        return ch.lower()
+
+    def to_config(self) -> dict:
+        return {"type": "Lowercase"}
+
+
+class StripAccents(CharMapNormalizer):
+    """Drop nonspacing marks (run after NFD to strip accents, as in HF)."""
+
+    def map_char(self, ch: str) -> str:
+        return "" if unicodedata.category(ch) == "Mn" else ch
+
+    def to_config(self) -> dict:
+        return {"type": "StripAccents"}
+
+
+class UnicodeNormalizer(Normalizer):
+    """Apply a Unicode normalization form, aligned per combining sequence."""
+
+    form = "NFC"
+
+    def normalize_string(self, ns: NormalizedString) -> NormalizedString:
+        text, aligns = ns.normalized, ns.alignments
+        out, new_aligns = [], []
+        for start, end in _combining_sequences(text):
+            piece = unicodedata.normalize(self.form, text[start:end])
+            span = (aligns[start][0], aligns[end - 1][1])
+            out.append(piece)
+            new_aligns.extend([span] * len(piece))
+        return NormalizedString(ns.original, "".join(out), tuple(new_aligns))
+
+    def to_config(self) -> dict:
+        return {"type": self.form}
+
+
+def _combining_sequences(text: str):
+    """Yield spans of a starter followed by its combining characters (ccc > 0)."""
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or unicodedata.combining(text[i]) == 0:
+            yield start, i
+            start = i
+
+
+class NFC(UnicodeNormalizer):
+    form = "NFC"
+
+
+class NFD(UnicodeNormalizer):
+    form = "NFD"
+
+
+class NFKC(UnicodeNormalizer):
+    form = "NFKC"
+
+
+class NFKD(UnicodeNormalizer):
+    form = "NFKD"
+
+
+class Sequence(Normalizer):
+    """Apply several normalizers in order.
+
+    >>> Sequence([NFD(), StripAccents(), Lowercase()]).normalize_str("Élan")
+    'elan'
+    """
+
+    def __init__(self, normalizers: list[Normalizer]):
+        self.normalizers = list(normalizers)
+
+    def normalize_string(self, ns: NormalizedString) -> NormalizedString:
+        for normalizer in self.normalizers:
+            ns = normalizer.normalize_string(ns)
+        return ns
+
+    def to_config(self) -> dict:
+        return {"type": "Sequence", "normalizers": [n.to_config() for n in self.normalizers]}

@@ -1,0 +1,306 @@
+"""Add special tokens around encoded sequences: ``[CLS] $A [SEP]`` and friends.
+
+``TemplateProcessing`` follows HF ``tokenizers``' template syntax: whitespace-separated
+pieces, ``$A``/``$B`` (also ``$``, ``$a``, ``$b``, ``$<type id>``) for the input
+sequences and any other word for a special token, each optionally followed by
+``:<type id>``. ``BertProcessing`` is HF's fixed ``[CLS] A [SEP] (B [SEP])`` processor.
+Both produce exactly HF's encodings, including type ids, offsets ``(0, 0)`` for added
+tokens, sequence ids and how overflowing windows are wrapped.
+
+Not handled here: HF's ``RobertaProcessing``, ``ByteLevel`` and ``Sequence``
+post-processors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..encoding.encoding import Encoding
+from ..encoding.lazy_encoding import Layout
+
+
+def _special(ids: list[int], tokens: list[str], type_id: int) -> Encoding:
+    """An encoding of added special tokens (mask 1, offsets (0, 0), no word)."""
+    n = len(ids)
+    return Encoding(ids=ids, tokens=tokens, offsets=[(0, 0)] * n, word_ids=[None] * n,
+                    type_ids=[type_id] * n, special_tokens_mask=[1] * n)
+
+
+class PostProcessor:
+    """Base: subclasses implement ``process_encodings``, ``added_tokens`` and ``apply_ids``."""
+
+    def process(self, encoding: Encoding, pair: Encoding | None = None,
+                add_special_tokens: bool = True) -> Encoding:
+        """Combine one or two sequence encodings into the model input (HF ``process``)."""
+        encodings = [encoding] if pair is None else [encoding, pair]
+        for i, enc in enumerate(encodings):
+            enc.set_sequence_id(i)
+        parts = self.process_encodings(encodings, add_special_tokens)
+        if any(part.overflowing for part in parts):
+            return Encoding.merge(parts, growing_offsets=False)
+        return Encoding.join(parts)  # the common case: nothing to combine
+
+    def process_encodings(self, encodings: list[Encoding],
+                          add_special_tokens: bool) -> list[Encoding]:
+        raise NotImplementedError
+
+    def added_tokens(self, is_pair: bool) -> int:
+        raise NotImplementedError
+
+    def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
+        """Return the ids ``process`` would give (the fast path: no Encoding built)."""
+        raise NotImplementedError
+
+    def single_layout(self, id_tokens: list, add_special_tokens: bool) -> Layout | None:
+        """What ``process`` puts around one sequence of type 0 without overflowing windows.
+
+        ``None`` means "no shortcut: call ``process``".
+        """
+        return None
+
+    def to_config(self) -> dict:
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------- templates
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One template element: a sequence (``"A"``/``"B"``) or a special token name."""
+
+    name: str
+    type_id: int = 0
+    is_sequence: bool = False
+
+    def to_config(self) -> dict:
+        key = "Sequence" if self.is_sequence else "SpecialToken"
+        return {key: {"id": self.name, "type_id": self.type_id}}
+
+
+def parse_piece(text: str) -> Piece:
+    """Parse one template piece such as ``$A``, ``$B:1``, ``[SEP]:1`` or ``$1``."""
+    name, _, type_text = text.partition(":")
+    if ":" in type_text or (_ and not type_text.isdigit()) or not name:
+        raise ValueError(f"cannot parse template piece {text!r}: expected NAME or NAME:TYPE_ID")
+    type_id = int(type_text) if _ else 0
+    if not name.startswith("$"):
+        return Piece(name, type_id)
+    rest = name[1:]
+    if rest in ("", "A", "a"):
+        return Piece("A", type_id, True)
+    if rest in ("B", "b"):
+        return Piece("B", type_id, True)
+    if rest.isdigit():
+        return Piece("A", type_id if _ else int(rest), True)
+    raise ValueError(f"cannot parse template piece {text!r}: a sequence is $A or $B")
+
+
+def parse_template(template: str | Iterable[str]) -> tuple[Piece, ...]:
+    """Parse a template string (or a list of piece strings or ``Piece``) into pieces."""
+    parts = template.split() if isinstance(template, str) else list(template)
+    return tuple(p if isinstance(p, Piece) else parse_piece(p) for p in parts)
+
+
+def template_text(pieces: Iterable[Piece]) -> str:
+    """Write pieces back as a template string."""
+    return " ".join(("$" + p.name if p.is_sequence else p.name) + f":{p.type_id}"
+                    for p in pieces)
+
+
+@dataclass(frozen=True)
+class SpecialTokenSpec:
+    """What a template's special token name expands to (usually one token)."""
+
+    name: str
+    ids: tuple[int, ...]
+    tokens: tuple[str, ...]
+
+    def to_config(self) -> dict:
+        return {"id": self.name, "ids": list(self.ids), "tokens": list(self.tokens)}
+
+
+class TemplateProcessing(PostProcessor):
+    """Wrap sequences in special tokens following a template (HF ``TemplateProcessing``).
+
+    ``special_tokens`` maps each special token name to its id (``{"[CLS]": 101}``), or is
+    a list of ``(name, id)`` pairs or of ``SpecialTokenSpec``.
+
+    >>> tp = TemplateProcessing("[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+    ...                         special_tokens={"[CLS]": 101, "[SEP]": 102})
+    >>> tp.apply_ids([7, 8], [9], True)
+    [101, 7, 8, 102, 9, 102]
+    """
+
+    def __init__(self, single: str | Iterable[str | Piece] = "$A",
+                 pair: str | Iterable[str | Piece] | None = None, *, special_tokens=()):
+        self.single = parse_template(single)
+        self.pair = parse_template(pair) if pair is not None else default_pair(self.single)
+        self.special_tokens = _special_specs(special_tokens)
+        self._specials: dict[tuple[str, int], Encoding] = {}
+        self._check()
+
+    def _check(self) -> None:
+        for name, pieces in (("single", self.single), ("pair", self.pair)):
+            missing = [p.name for p in pieces
+                       if not p.is_sequence and p.name not in self.special_tokens]
+            if missing:
+                raise ValueError(f"{name} template uses special tokens {missing} that are not "
+                                 f"given in special_tokens")
+        seqs = [p.name for p in self.single if p.is_sequence]
+        if seqs != ["A"]:
+            raise ValueError(f"the single template must use $A exactly once, got "
+                             f"{template_text(self.single)!r}")
+        if sorted(p.name for p in self.pair if p.is_sequence) != ["A", "B"]:
+            raise ValueError(f"the pair template must use $A and $B exactly once each, got "
+                             f"{template_text(self.pair)!r}")
+
+    def added_tokens(self, is_pair: bool) -> int:
+        pieces = self.pair if is_pair else self.single
+        return sum(len(self.special_tokens[p.name].ids) for p in pieces if not p.is_sequence)
+
+    def process_encodings(self, encodings: list[Encoding],
+                          add_special_tokens: bool) -> list[Encoding]:
+        pieces = self.pair if len(encodings) == 2 else self.single
+        out = []
+        for piece in pieces:
+            if piece.is_sequence:
+                i = 0 if piece.name == "A" else 1
+                enc = encodings[i]
+                enc.set_type_ids(piece.type_id)
+                enc.set_sequence_id(i)
+                out.append(enc)  # merging builds new lists: no copy needed
+            elif add_special_tokens:
+                out.append(self._special_encoding(piece))
+        return out
+
+    def _special_encoding(self, piece: Piece) -> Encoding:
+        # Shared between calls: merging copies it, nothing mutates it.
+        key = (piece.name, piece.type_id)
+        enc = self._specials.get(key)
+        if enc is None:
+            spec = self.special_tokens[piece.name]
+            enc = self._specials[key] = _special(list(spec.ids), list(spec.tokens),
+                                                 piece.type_id)
+        return enc
+
+    def single_layout(self, id_tokens: list, add_special_tokens: bool) -> Layout:
+        at = next(i for i, p in enumerate(self.single) if p.is_sequence)
+        return Layout(id_tokens, self.single[at].type_id,
+                      self._extras(self.single[:at], add_special_tokens),
+                      self._extras(self.single[at + 1:], add_special_tokens), 0)
+
+    def _extras(self, pieces: tuple[Piece, ...], add_special_tokens: bool) -> tuple:
+        if not add_special_tokens:
+            return ()
+        return tuple((id_, token, p.type_id, 1) for p in pieces
+                     for id_, token in zip(self.special_tokens[p.name].ids,
+                                           self.special_tokens[p.name].tokens, strict=True))
+
+    def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
+        pieces = self.single if b is None else self.pair
+        out: list[int] = []
+        for piece in pieces:
+            if piece.is_sequence:
+                out.extend(a if piece.name == "A" else b)  # type: ignore[arg-type]
+            elif add_special_tokens:
+                out.extend(self.special_tokens[piece.name].ids)
+        return out
+
+    def to_config(self) -> dict:
+        return {"type": "TemplateProcessing",
+                "single": [p.to_config() for p in self.single],
+                "pair": [p.to_config() for p in self.pair],
+                "special_tokens": {k: v.to_config() for k, v in self.special_tokens.items()}}
+
+    def __repr__(self) -> str:
+        return (f"TemplateProcessing({template_text(self.single)!r}, "
+                f"pair={template_text(self.pair)!r})")
+
+
+def default_pair(single: tuple[Piece, ...]) -> tuple[Piece, ...]:
+    """``X $A Y`` -> ``X $A Y $B:1 Y:1``: the BERT convention for a second sequence."""
+    tail = []
+    for piece in reversed(single):
+        if piece.is_sequence:
+            break
+        tail.insert(0, Piece(piece.name, 1))
+    return single + (Piece("B", 1, True), *tail)
+
+
+def _special_specs(special_tokens) -> dict[str, SpecialTokenSpec]:
+    """Normalize the accepted ``special_tokens`` forms to ``{name: SpecialTokenSpec}``."""
+    items = special_tokens.items() if isinstance(special_tokens, Mapping) else special_tokens
+    specs = {}
+    for item in items:
+        if isinstance(item, SpecialTokenSpec):
+            spec = item
+        else:
+            name, id_ = item
+            spec = SpecialTokenSpec(name, (id_,), (name,))
+        specs[spec.name] = spec
+    return specs
+
+
+class BertProcessing(PostProcessor):
+    """Add ``[CLS] A [SEP]`` and ``B [SEP]`` (HF ``BertProcessing``).
+
+    ``sep`` and ``cls`` are ``(token, id)`` pairs.
+
+    >>> BertProcessing(("[SEP]", 102), ("[CLS]", 101)).apply_ids([7], [9], True)
+    [101, 7, 102, 9, 102]
+    """
+
+    def __init__(self, sep: tuple[str, int], cls: tuple[str, int]):
+        self.sep = (str(sep[0]), int(sep[1]))
+        self.cls = (str(cls[0]), int(cls[1]))
+
+    def added_tokens(self, is_pair: bool) -> int:
+        return 3 if is_pair else 2
+
+    def process_encodings(self, encodings: list[Encoding],
+                          add_special_tokens: bool) -> list[Encoding]:
+        if not add_special_tokens:
+            return encodings
+        out = [self._wrap_first(encodings[0])]
+        if len(encodings) == 2:
+            out.append(self._wrap_second(encodings[1]))
+        return out
+
+    def _wrap_first(self, enc: Encoding) -> Encoding:
+        cls_, sep = _special([self.cls[1]], [self.cls[0]], 0), _special([self.sep[1]],
+                                                                        [self.sep[0]], 0)
+        body = enc.slice(0, len(enc))
+        out = Encoding.merge([cls_, body, sep], growing_offsets=False)
+        out.sequence_ranges = {0: (1, len(out) - 1)}
+        out.overflowing = [self._wrap_first(o) for o in enc.overflowing]
+        return out
+
+    def _wrap_second(self, enc: Encoding) -> Encoding:
+        body = enc.slice(0, len(enc))
+        out = Encoding.merge([body, _special([self.sep[1]], [self.sep[0]], 1)],
+                             growing_offsets=False)
+        out.sequence_ranges = {1: (0, len(out) - 1)}
+        out.overflowing = [self._wrap_second(o) for o in enc.overflowing]
+        return out
+
+    def single_layout(self, id_tokens: list, add_special_tokens: bool) -> Layout:
+        if not add_special_tokens:
+            return Layout(id_tokens, 0, sequence_index=0)
+        return Layout(id_tokens, 0, ((self.cls[1], self.cls[0], 0, 1),),
+                      ((self.sep[1], self.sep[0], 0, 1),), 0)
+
+    def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
+        if not add_special_tokens:
+            return a + (b or [])
+        out = [self.cls[1], *a, self.sep[1]]
+        if b is not None:
+            out += [*b, self.sep[1]]
+        return out
+
+    def to_config(self) -> dict:
+        return {"type": "BertProcessing", "sep": list(self.sep), "cls": list(self.cls)}
+
+    def __repr__(self) -> str:
+        return f"BertProcessing(sep={self.sep!r}, cls={self.cls!r})"
