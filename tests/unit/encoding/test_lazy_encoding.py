@@ -37,7 +37,12 @@ def english():
     return sample_lines("english", 80, seed=5)
 
 
-VOCAB = shared_path("vocab", "bert-base-uncased.vocab.txt")
+@pytest.fixture(scope="module")
+def vocab():
+    """The uncased BERT vocabulary, looked up when a test needs it (not at import)."""
+    return shared_path("vocab", "bert-base-uncased.vocab.txt")
+
+
 TEMPLATES = ["[CLS] $A [SEP]", "$A", "[CLS]:1 [SEP]:0 $A:2 [SEP]:3 [CLS]"]
 
 
@@ -46,10 +51,10 @@ TEMPLATES = ["[CLS] $A [SEP]", "$A", "[CLS]:1 [SEP]:0 $A:2 [SEP]:3 [CLS]"]
                                      {"direction": "left", "pad_to_multiple_of": 8,
                                       "pad_type_id": 2}])
 @pytest.mark.parametrize("add_special_tokens", [True, False])
-def test_batches_equal_hf(english, template, padding, add_special_tokens):
+def test_batches_equal_hf(english, vocab, template, padding, add_special_tokens):
     """encode_batch (lazy lists, padding folded into the layout) equals HF field for field."""
-    ours = Tokenizer.from_vocab(str(VOCAB), flavor="huggingface", template=template)
-    theirs = hf_from_vocab(VOCAB, template=template,
+    ours = Tokenizer.from_vocab(str(vocab), flavor="huggingface", template=template)
+    theirs = hf_from_vocab(vocab, template=template,
                            pair="[CLS] $A [SEP] $B:1 [SEP]:1")
     if padding is not None:
         ours.enable_padding(pad_id=0, **padding)
@@ -61,10 +66,10 @@ def test_batches_equal_hf(english, template, padding, add_special_tokens):
 
 
 @pytest.mark.parametrize("max_length", [12, 512])
-def test_truncation_equals_hf(english, max_length):
+def test_truncation_equals_hf(english, vocab, max_length):
     """Truncation that cuts (overflowing windows) or keeps everything equals HF."""
-    ours = Tokenizer.from_vocab(str(VOCAB), flavor="huggingface")
-    theirs = hf_from_vocab(VOCAB)
+    ours = Tokenizer.from_vocab(str(vocab), flavor="huggingface")
+    theirs = hf_from_vocab(vocab)
     for tok in (ours, theirs):
         tok.enable_truncation(max_length, stride=3)
     got = ours.encode_batch(english[:30])
@@ -72,11 +77,11 @@ def test_truncation_equals_hf(english, max_length):
     assert [fields(e) for e in got] == [fields(e) for e in want]
 
 
-def test_bert_processing_equals_hf(english):
+def test_bert_processing_equals_hf(english, vocab):
     """BertProcessing's shortcut layout gives HF's BertProcessing encodings."""
     from tokenizers import processors
-    ours = Tokenizer.from_vocab(str(VOCAB), flavor="huggingface")
-    theirs = hf_from_vocab(VOCAB)
+    ours = Tokenizer.from_vocab(str(vocab), flavor="huggingface")
+    theirs = hf_from_vocab(vocab)
     ours.post_processor = BertProcessing(("[SEP]", 102), ("[CLS]", 101))
     theirs.post_processor = processors.BertProcessing(("[SEP]", 102), ("[CLS]", 101))
     for special in (True, False):
