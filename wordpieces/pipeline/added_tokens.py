@@ -68,7 +68,6 @@ class AddedVocabulary:
         self.ids: dict[str, int] = {t.content: i for t, i in self.entries}
         self.tokens: dict[int, str] = {i: t.content for t, i in self.entries}
         self.special: frozenset[str] = frozenset(t.content for t, _ in self.entries if t.special)
-        self.special_ids: frozenset[int] = frozenset(i for t, i in self.entries if t.special)
         raw = [(t, i) for t, i in self.entries if not t.normalized]
         norm = [(t, i) for t, i in self.entries if t.normalized]
         self._raw = _Matcher({t.content: (t, i) for t, i in raw})

@@ -314,15 +314,3 @@ class MergeState:
             self.pairs_of.append(set())
         return sid
 
-
-def _replace_pair(symbols: list[int], a: int, b: int, new: int) -> list[int]:
-    """Replace each adjacent (a, b), left to right without overlap, by ``new``."""
-    out, i, n = [], 0, len(symbols)
-    while i < n:
-        if i + 1 < n and symbols[i] == a and symbols[i + 1] == b:
-            out.append(new)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return out

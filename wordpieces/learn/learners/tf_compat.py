@@ -22,8 +22,6 @@ from .top_down import learn_top_down
 
 __all__ = ["bert_vocab_from_dataset", "basic_tokenizer_pipeline"]
 
-BASIC_TOKENIZER_KEYS = ("lower_case", "keep_whitespace", "normalization_form",
-                        "preserve_unused_token")
 _FORMS = {"NFC": NFC, "NFD": NFD, "NFKC": NFKC, "NFKD": NFKD}
 
 
