@@ -32,7 +32,7 @@ from .pipeline.added_tokens import AddedToken, AddedVocabulary
 from .pipeline.decoders import WordPieceDecoder, detokenize
 from .pipeline.normalizers import BertNormalizer
 from .pipeline.pre_tokenizers import BertPreTokenizer
-from .pipeline.processors import TemplateProcessing, default_pair, parse_template
+from .pipeline.processors import default_processor
 from .sequences import SequenceEncoder
 from .vocab import Vocab
 
@@ -116,7 +116,7 @@ class Tokenizer:
         normalizer = BertNormalizer(clean_text=clean_text,
                                     handle_chinese_chars=handle_chinese_chars,
                                     strip_accents=strip_accents, lowercase=lowercase, flavor=flavor)
-        processor = _default_processor(vocab_obj, template, pair_template)
+        processor = default_processor(vocab_obj, template, pair_template)
         specials = _default_specials(vocab_obj, special_tokens, unk_token, processor)
         tok = cls(model, normalizer=normalizer, pre_tokenizer=BertPreTokenizer(flavor=flavor),
                   post_processor=processor, decoder=WordPieceDecoder(continuing_subword_prefix),
@@ -554,27 +554,6 @@ def _read_vocab(vocab) -> tuple[Vocab, str | None]:
     if isinstance(vocab, str | os.PathLike):
         return Vocab.from_file(vocab), os.fspath(vocab)
     return models.as_vocab(vocab), None
-
-
-def _default_processor(vocab: Vocab, template: str | None, pair_template: str | None):
-    """The post-processor ``from_vocab`` builds for ``template``/``pair_template``."""
-    if template == "auto":
-        if "[CLS]" in vocab and "[SEP]" in vocab:
-            template = "[CLS] $A [SEP]"
-        elif "[START]" in vocab and "[END]" in vocab:
-            template = "[START] $A [END]"
-        else:
-            return None
-    if template is None:
-        return None
-    single = parse_template(template)
-    pair = default_pair(single) if pair_template is None else parse_template(pair_template)
-    names = {p.name for p in single + pair if not p.is_sequence}
-    missing = sorted(n for n in names if n not in vocab)
-    if missing:
-        raise VocabError(f"the template {template!r} uses {missing}, which the vocabulary "
-                         f"does not hold")
-    return TemplateProcessing(single, pair, special_tokens={n: vocab[n] for n in names})
 
 
 def _default_specials(vocab: Vocab, special_tokens, unk_token: str, processor) -> list[str]:

@@ -1,14 +1,14 @@
 """Pick the encoding backend: the native extension when it is built, else pure Python.
 
 ``make_word_encoder(normalizer, pre_tokenizer, model)`` returns an object with the
-interface of ``splitting.WordEncoder`` (``encode``, ``encode_ids``) plus batch methods
+interface of ``word_encoder.WordEncoder`` (``encode``, ``encode_ids``) plus batch methods
 (``encode_batch``, ``encode_batch_ids``, with ``num_threads`` and numpy output). For
-the BERT pipeline with a WordPiece model it runs in C (``wordpieces/_native``): the
-extension releases the GIL, so batches scale across cores with threads. The C code
-holds no Unicode data: it learns each character from the Python reference
-(``WordEncoder``'s own class and mapping functions), so both backends give the same
-ids and offsets; a text holding a character the fused path cannot do ("complex")
-is encoded by the Python reference.
+the fused BERT pipeline (``WordEncoder.fused``) with an exact ``WordPiece`` model it runs
+in C (``_native``): the extension releases the GIL, so batches scale across cores with
+threads. The C code holds no Unicode data: it learns each character from the Python
+reference (``WordEncoder.char_facts``), so both backends give the same ids and offsets;
+a text holding a character the fused path cannot do ("complex") is encoded by the
+Python reference.
 
 ``WORDPIECES_BACKEND=python`` forces the pure-Python reference, ``=native`` makes a
 missing extension an error; ``backend()`` tells which one runs, and why.
@@ -108,7 +108,7 @@ def _choice() -> str:
 
 def _native_can_run(reference: WordEncoder) -> bool:
     """The C path covers the fused BERT pipeline with an exact WordPiece model."""
-    if not reference._fused or type(reference.model) is not WordPiece:
+    if not reference.fused or type(reference.model) is not WordPiece:
         return False
     # models.WordPiece caps the first piece of a word at the longest *continuation*
     # length; the two agree unless a word can start with the prefix, which needs the
@@ -224,8 +224,8 @@ class NativeWordEncoder(_Batching):
 
     def _lookup(self, cp: int) -> tuple[str, bytes]:
         """Teach the C table one character: its class and what it normalizes to."""
-        ref = self.reference
-        return ref._classes[cp], ref._word_map[cp].encode("utf-8", "surrogatepass")
+        cls, word_text = self.reference.char_facts(cp)
+        return cls, word_text.encode("utf-8", "surrogatepass")
 
     def _fallback(self, text: str, offsets: bool):
         return self.reference.encode(text) if offsets else self.reference.encode_ids(text)

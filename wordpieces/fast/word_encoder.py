@@ -20,6 +20,7 @@ import re
 from itertools import accumulate
 
 from ..encoding.lazy_encoding import IdTokens, ListTokens
+from ..pipeline.models import Model, Pieces
 from ..pipeline.normalizers import BertNormalizer, NormalizedString, Normalizer
 from ..pipeline.pre_tokenizers import (
     ISOLATE,
@@ -36,7 +37,6 @@ _WORDS_AND_ISOLATED = re.compile(ISOLATE + "|" + WORD + "+")
 _NON_SPACE = re.compile(r"\S+")  # \s is str.isspace(), where str.split() cuts
 _ASCII_WORDS = re.compile(r"[0-9A-Za-z]+|[^0-9A-Za-z]")  # "(don't)" -> ( don ' t )
 
-Pieces = tuple[tuple[int, int, int], ...]  # (id, start, end), offsets relative to the word
 # A chunk's ids, (id, start, end) per token, word index per token, number of words; all
 # tuples, which the garbage collector stops tracking (a cold cache fills with thousands)
 Chunk = tuple[tuple[int, ...], Pieces, tuple[int, ...], int]
@@ -45,18 +45,23 @@ Chunk = tuple[tuple[int, ...], Pieces, tuple[int, ...], int]
 class WordEncoder:
     """Encode text to ids and original-text offsets, with a word cache.
 
-    ``model`` is a ``models.WordPiece`` or ``models.WordLevel``. The normalizer and
-    pre-tokenizer may be ``None`` (no normalization; the whole text is one word).
+    ``model`` is any ``models.Model`` (the fast path calls its ``split``). The
+    normalizer and pre-tokenizer may be ``None`` (no normalization; the whole text is
+    one word).
+
+    ``fused`` tells whether this is the fused BERT pipeline: an exact ``BertNormalizer``
+    and an exact ``BertPreTokenizer`` of the same flavor. Only then does ``char_facts``
+    answer, and only then can the native extension run the pipeline (``backend``).
     """
 
     def __init__(self, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None,
-                 model):
+                 model: Model | None):
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.model = model
         self._cache: dict[str, Pieces] = {}
-        self._fused = _is_fused_bert(normalizer, pre_tokenizer)
-        if self._fused:
+        self.fused = _is_fused_bert(normalizer, pre_tokenizer)
+        if self.fused:
             self._classes = CharClasses(self._classify_original)
             self._word_map = CharClasses(self._word_char)
             self._reshaped = CharClasses(self._reshaped_char)
@@ -69,6 +74,18 @@ class WordEncoder:
             self._split = getattr(model, "split", None)
 
     # ------------------------------------------------------------ public
+
+    def char_facts(self, cp: int) -> tuple[str, str]:
+        """Return the class of original code point ``cp`` and the word text it becomes.
+
+        The class is ``WORD``, ``SPACE``, ``ISOLATE`` or ``COMPLEX`` (the character
+        needs the general path: it expands into several classes, or its case depends
+        on its neighbours); the word text is what the normalizer maps it to, outer
+        spaces stripped. Only the fused pipeline has them (``fused``). This is the
+        whole of what the native extension learns about a character
+        (``_native/core/wp_chartable.h``), so the two backends cannot disagree.
+        """
+        return self._classes[cp], self._word_map[cp]
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
         """Return ids, offsets into ``text`` and the index of the word of each token."""
@@ -86,7 +103,7 @@ class WordEncoder:
 
         What ``lazy_encoding.LazyEncoding`` holds; the ids are what every caller reads.
         """
-        if not self._fused or self._false_spaces.search(text):  # not _chunkable
+        if not self.fused or self._false_spaces.search(text):  # not _chunkable
             return ListTokens(*_collect(self._words(text)))
         return ChunkTokens(self, text, self._chunk_ids(text))
 
@@ -135,7 +152,7 @@ class WordEncoder:
 
     def _chunkable(self, text: str) -> bool:
         """Tell whether ``str.split()`` cuts ``text`` only where the pipeline does."""
-        return self._fused and not self._false_spaces.search(text)
+        return self.fused and not self._false_spaces.search(text)
 
     def _chunk(self, chunk: str) -> Chunk:
         """Encode one whitespace-free chunk (e.g. ``"world!"``) and cache the result."""
@@ -195,7 +212,7 @@ class WordEncoder:
 
     def _words(self, text: str):
         """Yield (start in text, pieces) for each word of ``text``."""
-        if self._fused:
+        if self.fused:
             classes = text.translate(self._classes)
             if COMPLEX not in classes:
                 cache = self._cache

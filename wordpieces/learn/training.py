@@ -18,6 +18,7 @@ from ..pipeline import models
 from ..pipeline.decoders import WordPieceDecoder
 from ..pipeline.normalizers import BertNormalizer
 from ..pipeline.pre_tokenizers import BertPreTokenizer
+from ..pipeline.processors import default_processor
 from ..tokenizer import Tokenizer
 from .counting import WordCounts, count_words
 from .learners import learn_bottom_up, learn_top_down, learn_word_level
@@ -116,11 +117,9 @@ def _learn(algorithm: str, counts, vocab_size: int, specials: list[str], options
 
 def _word_level_tokenizer(vocab, normalizer, pre_tokenizer, specials, unk_token, flavor,
                           template) -> Tokenizer:
-    from ..tokenizer import _default_processor
-
     vocab_obj = models.as_vocab(vocab)
     return Tokenizer(models.WordLevel(vocab_obj, unk_token=unk_token), normalizer=normalizer,
                      pre_tokenizer=pre_tokenizer,
-                     post_processor=_default_processor(vocab_obj, template, None),
+                     post_processor=default_processor(vocab_obj, template, None),
                      decoder=WordPieceDecoder("##"), added_tokens=specials,
                      reserved_tokens=specials, flavor=flavor)

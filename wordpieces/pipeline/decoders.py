@@ -9,6 +9,8 @@
 - ``join_words``: the "simple tokenizer" tutorial decoder: join with spaces, then
   remove the space before ``, . ? ! " ( ) '``.
 
+``Decoder`` is the contract any decoder meets.
+
 Not handled here: HF's byte-level, Metaspace and BPE decoders. Decoding is lossy by
 nature: normalization (case, accents) and whitespace are not recoverable from ids.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Protocol
 
 # HF's cleanup list, applied in this order to each token separately.
 _CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"),
@@ -29,6 +32,23 @@ def cleanup(text: str) -> str:
     for dirty, clean in _CLEANUP:
         text = text.replace(dirty, clean)
     return text
+
+
+class Decoder(Protocol):
+    """What the tokenizer needs from a decoder: any object with these methods is one.
+
+    ``decode(tokens)`` joins the tokens ``Tokenizer.decode`` kept (special tokens
+    already dropped when asked); ``to_config()`` is HF's JSON form, written when the
+    tokenizer is saved.
+    """
+
+    def decode(self, tokens: Iterable[str]) -> str:
+        """Join ``tokens`` into one string."""
+        ...
+
+    def to_config(self) -> dict:
+        """HF's JSON form of this decoder."""
+        ...
 
 
 class WordPieceDecoder:

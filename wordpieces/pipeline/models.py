@@ -6,18 +6,80 @@ starts the rest, and so on; if some rest matches nothing, the *whole* word becom
 unknown token. This is the readable reference; the native extension computes the same
 pieces in linear time.
 
+``Model`` is the contract any model meets; ``SubwordModel`` is what the native fast
+path and ``explain`` read from a ``WordPiece``.
+
 Not handled here: normalization and splitting text into words (``normalizers``,
 ``pre_tokenizers``), special tokens (``processors``).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
+from typing import Protocol
 
 from ..errors import VocabError
 from ..vocab import Vocab
 
 CACHE_SIZE = 100_000
+
+# The pieces of one word: (id, start, end) per piece, spans in code points of the word.
+Pieces = tuple[tuple[int, int, int], ...]
+
+
+class Model(Protocol):
+    """What the tokenizer needs from a model: any object with these members is one.
+
+    - ``pieces(word)``: the general path's split of one normalized word (may cache);
+    - ``split(word)``: the same pieces without the model's cache, for the fast path,
+      which caches whole chunks of text itself;
+    - ``vocab`` (``tokens`` names each id), ``unk_token``/``unk_id``, ``token_to_id``,
+      ``id_to_token``, ``get_vocab``, ``vocab_size``: lookups, saving, decoding.
+
+    The native extension runs only an exact ``WordPiece`` (``SubwordModel``'s members);
+    any other model is run by the pure-Python fast path through ``split``.
+    """
+
+    vocab: Vocab
+    unk_token: str
+    unk_id: int
+
+    def pieces(self, word: str) -> Pieces:
+        """``(id, start, end)`` per piece of one normalized, pre-tokenized word."""
+        ...
+
+    def split(self, word: str) -> Pieces:
+        """``pieces(word)`` without the model's cache (for callers that cache)."""
+        ...
+
+    def token_to_id(self, token: str) -> int | None: ...
+
+    def id_to_token(self, id_: int) -> str | None: ...
+
+    def get_vocab(self) -> dict[str, int]: ...
+
+    @property
+    def vocab_size(self) -> int: ...
+
+
+class SubwordModel(Model, Protocol):
+    """A greedy longest-match subword model: what the native path and ``explain`` read.
+
+    The native extension builds its LinMaxMatch tables from ``vocab.tokens``,
+    ``continuing_subword_prefix``, ``unk_id`` and the two word limits (chars, or UTF-8
+    bytes when ``max_input_bytes_per_word`` is set); ``tools.explain`` replays the
+    search with the same members and ``longest_piece``.
+    """
+
+    @property
+    def continuing_subword_prefix(self) -> str: ...
+
+    max_input_chars_per_word: int
+    max_input_bytes_per_word: int | None
+
+    @property
+    def longest_piece(self) -> int: ...
 
 
 def as_vocab(vocab: Vocab | Mapping[str, int] | Iterable[str]) -> Vocab:
@@ -75,7 +137,7 @@ def wordpiece_tokenize(word: str, vocab: Mapping[str, int] | Iterable[str] | Voc
 
 
 class VocabModel:
-    """The vocabulary lookups every model offers (as HF's ``Model``)."""
+    """The vocabulary lookups of the ``Model`` protocol (as HF's ``Model``), for subclasses."""
 
     vocab: Vocab
 
@@ -125,19 +187,30 @@ class WordPiece(VocabModel):
         self._continuations = _without_prefix(self.vocab.ids, continuing_subword_prefix)
         self._longest_start = max(map(len, self.vocab.ids))
         self._longest_continuation = max(map(len, self._continuations), default=0)
-        self._cache: dict[str, tuple[tuple[int, int, int], ...]] = {}
+        self._cache: dict[str, Pieces] = {}
 
     @property
     def continuing_subword_prefix(self) -> str:
         """The prefix of continuation pieces (``"##"``); fixed at construction."""
         return self._prefix  # the continuation table below is keyed without it
 
+    @functools.cached_property
+    def longest_piece(self) -> int:
+        """Length of the longest vocabulary piece in characters, its prefix not counted.
+
+        No longer candidate can match, so a search need not try one (``tools.explain``
+        reports them as skipped). Computed on first read: only tracing needs it.
+        """
+        prefix = self._prefix
+        return max(len(t) - len(prefix) if prefix and t.startswith(prefix) else len(t)
+                   for t in self.vocab.tokens)
+
     def _too_long(self, word: str) -> bool:
         if self.max_input_bytes_per_word is not None:
             return len(word.encode("utf-8", "surrogatepass")) > self.max_input_bytes_per_word
         return len(word) > self.max_input_chars_per_word
 
-    def split(self, word: str) -> tuple[tuple[int, int, int], ...]:
+    def split(self, word: str) -> Pieces:
         """Return ``(id, start, end)`` per piece, without the cache (for callers that cache).
 
         The same pieces as ``greedy_spans`` (a test keeps them so), found faster: a word
@@ -153,7 +226,7 @@ class WordPiece(VocabModel):
             return ((found, 0, len(word)),)
         return self._greedy(word)
 
-    def _greedy(self, word: str) -> tuple[tuple[int, int, int], ...]:
+    def _greedy(self, word: str) -> Pieces:
         pieces = []
         table, longest = self.vocab.ids, self._longest_start
         start, n = 0, len(word)
@@ -168,7 +241,7 @@ class WordPiece(VocabModel):
             start, table, longest = end, self._continuations, self._longest_continuation
         return tuple(pieces)
 
-    def pieces(self, word: str) -> tuple[tuple[int, int, int], ...]:
+    def pieces(self, word: str) -> Pieces:
         """Return ``(id, start, end)`` per piece, spans in code points of ``word``."""
         cached = self._cache.get(word)
         if cached is None:
@@ -205,7 +278,7 @@ class WordLevel(VocabModel):
         self.unk_token = unk_token
         self.unk_id = self.vocab[unk_token]
 
-    def pieces(self, word: str) -> tuple[tuple[int, int, int], ...]:
+    def pieces(self, word: str) -> Pieces:
         """Return one ``(id, 0, len(word))`` piece."""
         return ((self.vocab.ids.get(word, self.unk_id), 0, len(word)),)
 

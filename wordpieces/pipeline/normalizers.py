@@ -9,14 +9,18 @@ text the user gave.
 "tensorflow"``, see ``flavors``) exactly. The generic normalizers (``Lowercase``, ``NFD``
 …, ``Sequence``) follow HF ``tokenizers``' names and JSON forms.
 
+``Normalizer`` is the contract any normalizer meets; ``CharwiseNormalizer`` is the
+narrower one the fast fused path reads from a ``BertNormalizer``.
+
 Not handled here: splitting into words (``pre_tokenizers``); the fast fused path used by
-``Tokenizer`` (``splitting``), which must agree with this module.
+``Tokenizer`` (``fast.word_encoder``), which must agree with this module.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..flavors.rules import FLAVORS, get_flavor
 
@@ -56,8 +60,63 @@ class NormalizedString:
         return NormalizedString(self.original, "".join(parts), new_aligns)
 
 
-class Normalizer:
-    """Base: subclasses implement ``normalize_string`` on an existing NormalizedString."""
+class Normalizer(Protocol):
+    """What the tokenizer needs from a normalizer: any object with these methods is one.
+
+    - ``normalize(text)``: the general path (and the fast path's words that need it);
+    - ``normalize_str(text)``: added tokens declared ``normalized`` are matched on it;
+    - ``normalize_string(ns)``: ``Sequence`` chains normalizers through it;
+    - ``to_config()``: HF's JSON form, written when the tokenizer is saved.
+
+    The fast path asks nothing more of a normalizer in general. It fuses only an exact
+    ``BertNormalizer`` (not a subclass) with an exact ``BertPreTokenizer`` of the same
+    flavor (``fast.word_encoder.WordEncoder.fused``), and from that one it also reads
+    ``CharwiseNormalizer``'s members.
+    """
+
+    def normalize(self, text: str) -> NormalizedString:
+        """Normalize ``text``, aligned to it."""
+        ...
+
+    def normalize_str(self, text: str) -> str:
+        """Return only the normalized text (as HF's ``normalize_str``)."""
+        ...
+
+    def normalize_string(self, ns: NormalizedString) -> NormalizedString:
+        """Normalize an already normalized string further, keeping its alignment."""
+        ...
+
+    def to_config(self) -> dict:
+        """HF's JSON form of this normalizer."""
+        ...
+
+
+class CharwiseNormalizer(Normalizer, Protocol):
+    """A normalizer that is a function of each character: what the fused fast path reads.
+
+    ``mapped(ch)`` is what one original character becomes ("" when deleted, several
+    characters when expanded, spaces included) wherever it stands, except for the
+    characters of ``context_chars``, whose result depends on their neighbours (a
+    final sigma, marks that NFD reorders): texts holding one take the general path.
+    The fast path's per-character tables (``fast.word_encoder.WordEncoder.char_facts``,
+    and through it the native extension's table) are built from ``mapped``,
+    ``context_chars`` and the pre-tokenizer's ``CharClassPreTokenizer.classes``
+    alone, so both backends follow any change to them.
+    """
+
+    flavor: str
+    context_chars: frozenset[str]
+
+    def mapped(self, ch: str) -> str:
+        """What the one character ``ch`` normalizes to, out of context."""
+        ...
+
+
+class NormalizerBase:
+    """Base of the normalizers here: subclasses implement ``normalize_string``.
+
+    It gives ``normalize`` and ``normalize_str`` (the ``Normalizer`` protocol) from it.
+    """
 
     def normalize(self, text: str) -> NormalizedString:
         """Normalize ``text``, aligned to it."""
@@ -74,7 +133,7 @@ class Normalizer:
         raise NotImplementedError
 
 
-class CharMapNormalizer(Normalizer):
+class CharMapNormalizer(NormalizerBase):
     """Normalize character by character through a cached ``map_char``."""
 
     def __init__(self):
@@ -241,7 +300,7 @@ class StripAccents(CharMapNormalizer):
         return {"type": "StripAccents"}
 
 
-class UnicodeNormalizer(Normalizer):
+class UnicodeNormalizer(NormalizerBase):
     """Apply a Unicode normalization form, aligned per combining sequence."""
 
     form = "NFC"
@@ -285,7 +344,7 @@ class NFKD(UnicodeNormalizer):
     form = "NFKD"
 
 
-class Sequence(Normalizer):
+class Sequence(NormalizerBase):
     """Apply several normalizers in order.
 
     >>> Sequence([NFD(), StripAccents(), Lowercase()]).normalize_str("Élan")

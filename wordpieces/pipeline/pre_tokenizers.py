@@ -8,12 +8,18 @@ as HF ``tokenizers`` reports them).
 of its flavor (``flavors``). ``Whitespace``, ``WhitespaceSplit`` and ``Split`` follow
 HF's pre-tokenizers of the same names.
 
-Not handled here: normalization (``normalizers``), the fused fast path (``splitting``).
+``PreTokenizer`` is the contract any pre-tokenizer meets; ``CharClassPreTokenizer`` is
+the narrower one the fast fused path reads from a ``BertPreTokenizer``.
+
+Not handled here: normalization (``normalizers``), the fused fast path
+(``fast.word_encoder``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Protocol
 
 from ..flavors.rules import FLAVORS, get_flavor
 from .normalizers import NormalizedString
@@ -40,8 +46,47 @@ class CharClasses(dict):
 _WORDS_AND_ISOLATED = re.compile(ISOLATE + "|" + WORD + "+")
 
 
-class PreTokenizer:
-    """Base: subclasses implement ``split``."""
+class PreTokenizer(Protocol):
+    """What the tokenizer needs from a pre-tokenizer: any object with these methods is one.
+
+    - ``split(ns)``: the words of a normalized text, as ``(start, end)`` spans of
+      ``ns.normalized`` (the general path, added-token segments, ``explain``);
+    - ``to_config()``: HF's JSON form, written when the tokenizer is saved and hashed
+      into the fingerprint of word counts.
+
+    The fast path fuses only an exact ``BertPreTokenizer`` (not a subclass: TF's
+    ``BasicPreTokenizer`` splits differently) with an exact ``BertNormalizer`` of the same
+    flavor; from that one it also reads ``CharClassPreTokenizer``'s members.
+    """
+
+    def split(self, ns: NormalizedString) -> list[tuple[int, int]]:
+        """Spans of ``ns.normalized``, one per word, in order."""
+        ...
+
+    def to_config(self) -> dict:
+        """HF's JSON form of this pre-tokenizer."""
+        ...
+
+
+class CharClassPreTokenizer(PreTokenizer, Protocol):
+    """A pre-tokenizer decided by each character's class: what the fused fast path reads.
+
+    ``classes`` maps a code point to ``WORD``, ``SPACE`` or ``ISOLATE``: a word is a
+    maximal run of ``WORD`` characters or one ``ISOLATE`` character, ``SPACE``
+    characters separate words and are dropped. The fast path classifies each original
+    character by translating what the normalizer maps it to through this table
+    (``fast.word_encoder.WordEncoder.char_facts``).
+    """
+
+    flavor: str
+    classes: Mapping[int, str]
+
+
+class PreTokenizerBase:
+    """Base of the pre-tokenizers here: subclasses implement ``split``.
+
+    It gives ``pre_tokenize`` and ``pre_tokenize_str`` (HF's names) from it.
+    """
 
     def split(self, ns: NormalizedString) -> list[tuple[int, int]]:
         raise NotImplementedError
@@ -59,7 +104,7 @@ class PreTokenizer:
         raise NotImplementedError
 
 
-class BertPreTokenizer(PreTokenizer):
+class BertPreTokenizer(PreTokenizerBase):
     """Split on whitespace (dropped) and punctuation (kept, one character per word).
 
     >>> BertPreTokenizer().pre_tokenize_str("Hey friend!  How?")
@@ -86,7 +131,7 @@ class BertPreTokenizer(PreTokenizer):
 _WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000")
 
 
-class WhitespaceSplit(PreTokenizer):
+class WhitespaceSplit(PreTokenizerBase):
     """Split on whitespace only.
 
     >>> WhitespaceSplit().pre_tokenize_str("a b,c")
@@ -102,7 +147,7 @@ class WhitespaceSplit(PreTokenizer):
         return {"type": "WhitespaceSplit"}
 
 
-class Whitespace(PreTokenizer):
+class Whitespace(PreTokenizerBase):
     """Split into runs of word characters and runs of other non-space characters.
 
     >>> [w for w, _ in Whitespace().pre_tokenize_str("Hi, you!!")]
@@ -118,7 +163,7 @@ class Whitespace(PreTokenizer):
         return {"type": "Whitespace"}
 
 
-class Sequence(PreTokenizer):
+class Sequence(PreTokenizerBase):
     """Apply several pre-tokenizers, each splitting the words of the previous (HF Sequence)."""
 
     def __init__(self, pretokenizers):
@@ -140,7 +185,7 @@ class Sequence(PreTokenizer):
 BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
 
 
-class Split(PreTokenizer):
+class Split(PreTokenizerBase):
     """Split on a pattern, doing with each match what ``behavior`` says (as HF's Split).
 
     ``regex=False`` matches ``pattern`` literally (HF's ``String`` pattern); ``invert``

@@ -7,6 +7,9 @@ sequences and any other word for a special token, each optionally followed by
 Both produce exactly HF's encodings, including type ids, offsets ``(0, 0)`` for added
 tokens, sequence ids and how overflowing windows are wrapped.
 
+``PostProcessor`` is the contract any post-processor meets; ``default_processor`` is the
+one ``Tokenizer.from_vocab`` and ``train`` build for a vocabulary.
+
 Not handled here: HF's ``RobertaProcessing``, ``ByteLevel`` and ``Sequence``
 post-processors.
 """
@@ -15,9 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..encoding.encoding import Encoding
 from ..encoding.lazy_encoding import Layout
+from ..errors import VocabError
+from ..vocab import Vocab
 
 
 def _special(ids: list[int], tokens: list[str], type_id: int) -> Encoding:
@@ -27,8 +33,48 @@ def _special(ids: list[int], tokens: list[str], type_id: int) -> Encoding:
                     type_ids=[type_id] * n, special_tokens_mask=[1] * n)
 
 
-class PostProcessor:
-    """Base: subclasses implement ``process_encodings``, ``added_tokens`` and ``apply_ids``."""
+class PostProcessor(Protocol):
+    """What the tokenizer needs from a post-processor: any object with these methods is one.
+
+    - ``process(encoding, pair, add_special_tokens)``: the model input of one input
+      (HF's ``process``), after truncation;
+    - ``added_tokens(is_pair)``: how many tokens it adds (truncation leaves room);
+    - ``apply_ids(a, b, add_special_tokens)``: ``process``'s ids alone, for the ids-only
+      fast path (``encode_batch_ids``);
+    - ``single_layout(id_tokens, add_special_tokens)``: what surrounds one sequence, so
+      that batches of single texts come out as ``LazyEncoding``s in that layout
+      without calling ``process``; ``None`` opts out (``process`` is called);
+    - ``to_config()``: HF's JSON form, written when the tokenizer is saved.
+    """
+
+    def process(self, encoding: Encoding, pair: Encoding | None = None,
+                add_special_tokens: bool = True) -> Encoding:
+        """Combine one or two sequence encodings into the model input."""
+        ...
+
+    def added_tokens(self, is_pair: bool) -> int:
+        """How many special tokens one input (or a pair) gets."""
+        ...
+
+    def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
+        """Return the ids ``process`` would give (no Encoding built)."""
+        ...
+
+    def single_layout(self, id_tokens: list, add_special_tokens: bool) -> Layout | None:
+        """What ``process`` puts around one sequence of type 0, or None (no shortcut)."""
+        ...
+
+    def to_config(self) -> dict:
+        """HF's JSON form of this post-processor."""
+        ...
+
+
+class PostProcessorBase:
+    """Base of the post-processors here: ``process`` and ``single_layout`` for subclasses.
+
+    Subclasses implement ``process_encodings``, ``added_tokens``, ``apply_ids`` and
+    ``to_config``.
+    """
 
     def process(self, encoding: Encoding, pair: Encoding | None = None,
                 add_special_tokens: bool = True) -> Encoding:
@@ -121,7 +167,7 @@ class SpecialTokenSpec:
         return {"id": self.name, "ids": list(self.ids), "tokens": list(self.tokens)}
 
 
-class TemplateProcessing(PostProcessor):
+class TemplateProcessing(PostProcessorBase):
     """Wrap sequences in special tokens following a template (HF ``TemplateProcessing``).
 
     ``special_tokens`` maps each special token name to its id (``{"[CLS]": 101}``), or is
@@ -219,6 +265,34 @@ class TemplateProcessing(PostProcessor):
                 f"pair={template_text(self.pair)!r})")
 
 
+def default_processor(vocab: Vocab | Mapping[str, int], template: str | None = "auto",
+                      pair_template: str | None = None) -> TemplateProcessing | None:
+    """The post-processor of ``template``/``pair_template`` with ``vocab``'s ids.
+
+    ``template="auto"`` gives ``[CLS] $A [SEP]`` when the vocab has those tokens, else
+    ``[START] $A [END]`` when it has those, else None (no special tokens), as
+    ``Tokenizer.from_vocab`` documents. A template naming a token the vocabulary lacks
+    is a ``VocabError``.
+    """
+    if template == "auto":
+        if "[CLS]" in vocab and "[SEP]" in vocab:
+            template = "[CLS] $A [SEP]"
+        elif "[START]" in vocab and "[END]" in vocab:
+            template = "[START] $A [END]"
+        else:
+            return None
+    if template is None:
+        return None
+    single = parse_template(template)
+    pair = default_pair(single) if pair_template is None else parse_template(pair_template)
+    names = {p.name for p in single + pair if not p.is_sequence}
+    missing = sorted(n for n in names if n not in vocab)
+    if missing:
+        raise VocabError(f"the template {template!r} uses {missing}, which the vocabulary "
+                         f"does not hold")
+    return TemplateProcessing(single, pair, special_tokens={n: vocab[n] for n in names})
+
+
 def default_pair(single: tuple[Piece, ...]) -> tuple[Piece, ...]:
     """``X $A Y`` -> ``X $A Y $B:1 Y:1``: the BERT convention for a second sequence."""
     tail = []
@@ -243,7 +317,7 @@ def _special_specs(special_tokens) -> dict[str, SpecialTokenSpec]:
     return specs
 
 
-class BertProcessing(PostProcessor):
+class BertProcessing(PostProcessorBase):
     """Add ``[CLS] A [SEP]`` and ``B [SEP]`` (HF ``BertProcessing``).
 
     ``sep`` and ``cls`` are ``(token, id)`` pairs.

@@ -9,6 +9,9 @@ why ``naïve☃`` became ``[UNK]``. ``render`` turns the trace into terminal tex
 The trace follows the tokenizer's own stages (normalizer, pre-tokenizer, model) and the
 pieces it reports are the ones ``Tokenizer.tokenize`` returns (tested).
 
+The model is read through its public contract: ``models.SubwordModel`` for WordPiece
+(vocabulary, prefix, word limits, ``longest_piece``), ``models.Model`` otherwise.
+
 Not handled here: added tokens whose ``normalized`` flag is set (they are matched after
 normalization by the tokenizer and are traced here as ordinary words), and models other
 than ``WordPiece`` and ``WordLevel`` (reported as one opaque step).
@@ -109,7 +112,7 @@ def trace_word(model, word: str) -> WordTrace:
     if too_long:
         return _unknown(model, trace, too_long)
     vocab, prefix = model.vocab, model.continuing_subword_prefix
-    longest = _longest_piece(model)
+    longest = model.longest_piece  # models.SubwordModel: no longer candidate can match
     start = 0
     while start < len(word):
         position = _try_position(word, start, vocab, prefix, longest)
@@ -166,18 +169,6 @@ def _length_problem(model, word: str) -> str | None:
         return (f"the word is {len(word)} characters long, over max_input_chars_per_word="
                 f"{limit}: longer words are not split at all")
     return None
-
-
-def _longest_piece(model) -> int:
-    """Length in characters of the longest vocabulary piece (prefix not counted)."""
-    prefix = model.continuing_subword_prefix
-    cached = getattr(model, "_explain_longest", None)
-    if cached is None or cached[0] is not model.vocab:
-        size = max(len(t) - len(prefix) if prefix and t.startswith(prefix) else len(t)
-                   for t in model.vocab.tokens)
-        cached = (model.vocab, size)
-        model._explain_longest = cached
-    return cached[1]
 
 
 def _no_match_reason(word: str, start: int, vocab, prefix: str) -> str:

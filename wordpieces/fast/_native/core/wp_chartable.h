@@ -1,8 +1,11 @@
 /* Per-code-point facts of one BERT pipeline: class and normalized bytes.
  *
  * The table holds no Unicode data of its own: every entry is filled from the
- * Python reference (WordEncoder._classify_original and the normalizer's mapping),
- * so the native and pure-Python backends can never disagree. Entries are filled
+ * Python reference's public contract, WordEncoder.char_facts (fast/word_encoder.py:
+ * a character's class and what it normalizes to, made from the normalizer's
+ * `mapped` and the pre-tokenizer's `classes`, pipeline/normalizers.CharwiseNormalizer
+ * and pipeline/pre_tokenizers.CharClassPreTokenizer), so the native and pure-Python
+ * backends can never disagree. Entries are filled
  * lazily, while holding the GIL, and never change once set; readers without the
  * GIL only read entries of code points they checked were set beforehand.
  * Not handled here: calling Python to learn an entry (wp_module.c).
