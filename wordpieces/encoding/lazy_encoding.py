@@ -17,8 +17,8 @@ token of the whole batch) alive until it is dropped, as a numpy view keeps its b
 
 Raw tokens are any object with ``len()`` and the methods of ``ListTokens`` here (each
 builds a new list, with given items before and after the row): ``ListTokens`` (lists
-at hand), ``splitting.ChunkTokens`` (pure Python), ``backend.ColumnTokens`` (native
-batches, built in C).
+at hand), ``fast.word_encoder.ChunkTokens`` (pure Python), ``fast.backend.ColumnTokens``
+(native batches, built in C).
 
 Not handled here: pairs and overflowing windows (built eagerly by ``processors``),
 deciding when the fast path applies (``tokenizer``).
@@ -26,6 +26,7 @@ deciding when the fast path applies (``tokenizer``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 from .encoding import Encoding
@@ -93,16 +94,19 @@ class Layout:
     suffix: tuple[Extra, ...] = ()
     sequence_index: int | None = None
 
-    def __post_init__(self):
-        # What goes before and after the sequence in each list (and, for the last three,
-        # the value of each sequence token), worked out once per layout, not per list.
+    @functools.cached_property
+    def frames(self) -> tuple[tuple, ...]:
+        """What goes before and after the sequence in each of ``FIELDS``' lists.
+
+        For the last three, also the value of each sequence token. Worked out once per
+        layout (on first use), not once per list.
+        """
         p, s = len(self.prefix), len(self.suffix)
         before, after = _transpose(self.prefix), _transpose(self.suffix)
-        frames = ((before[0], after[0]), (before[1], after[1]),
-                  (((0, 0),) * p, ((0, 0),) * s), ((None,) * p, (None,) * s),
-                  (before[2], after[2], self.type_id), ((1,) * p, (1,) * s, 0),
-                  (before[3], after[3], 1))
-        object.__setattr__(self, "frames", frames)
+        return ((before[0], after[0]), (before[1], after[1]),
+                (((0, 0),) * p, ((0, 0),) * s), ((None,) * p, (None,) * s),
+                (before[2], after[2], self.type_id), ((1,) * p, (1,) * s, 0),
+                (before[3], after[3], 1))
 
     def ranges(self, n: int) -> dict[int, tuple[int, int]]:
         """``sequence_ranges`` of a sequence of ``n`` tokens in this layout."""
@@ -156,6 +160,28 @@ def _lazy_field(index: int) -> property:
     return property(get, put, doc=f"{FIELDS[index]} (built on first read)")
 
 
+def _window_field(name: str, build) -> property:
+    """A property over Encoding's slot ``name``, set from ``build(self)`` on first read."""
+    slot = Encoding.__dict__[name]
+
+    def get(self):
+        if self._lists is None:
+            self._lists = [None] * len(FIELDS)
+        try:
+            return slot.__get__(self)
+        except AttributeError:  # first read
+            value = build(self)
+            slot.__set__(self, value)
+            return value
+
+    def put(self, value) -> None:
+        if self._lists is None:
+            self._lists = [None] * len(FIELDS)
+        slot.__set__(self, value)
+
+    return property(get, put, doc=f"{name} (set on first read)")
+
+
 class LazyEncoding(Encoding):
     """An ``Encoding`` whose lists are built from raw tokens when first read.
 
@@ -172,6 +198,19 @@ class LazyEncoding(Encoding):
 
     def __init__(self, raw, layout: Layout):
         self._raw, self._layout, self._lists = raw, layout, None
+
+    # Encoding's lists, one property each over the slot list (order of FIELDS).
+    ids = _lazy_field(0)
+    tokens = _lazy_field(1)
+    offsets = _lazy_field(2)
+    word_ids = _lazy_field(3)
+    type_ids = _lazy_field(4)
+    special_tokens_mask = _lazy_field(5)
+    attention_mask = _lazy_field(6)
+    # No windows until truncation makes some; ranges from the layout.
+    overflowing = _window_field("overflowing", lambda self: [])
+    sequence_ranges = _window_field("sequence_ranges",
+                                    lambda self: self._layout.ranges(len(self._raw)))
 
     @property
     def fresh(self) -> bool:
@@ -205,32 +244,3 @@ class LazyEncoding(Encoding):
 
 def _plain(encoding: Encoding) -> Encoding:
     return encoding
-
-
-def _window_field(name: str, build) -> property:
-    """A property over Encoding's slot ``name``, set from ``build(self)`` on first read."""
-    slot = Encoding.__dict__[name]
-
-    def get(self):
-        if self._lists is None:
-            self._lists = [None] * len(FIELDS)
-        try:
-            return slot.__get__(self)
-        except AttributeError:  # first read
-            value = build(self)
-            slot.__set__(self, value)
-            return value
-
-    def put(self, value) -> None:
-        if self._lists is None:
-            self._lists = [None] * len(FIELDS)
-        slot.__set__(self, value)
-
-    return property(get, put, doc=f"{name} (set on first read)")
-
-
-for _index, _name in enumerate(FIELDS):
-    setattr(LazyEncoding, _name, _lazy_field(_index))
-LazyEncoding.overflowing = _window_field("overflowing", lambda self: [])
-LazyEncoding.sequence_ranges = _window_field(
-    "sequence_ranges", lambda self: self._layout.ranges(len(self._raw)))
