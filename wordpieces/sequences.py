@@ -2,8 +2,8 @@
 
 ``SequenceEncoder`` turns texts into per-sequence ``Encoding`` objects (or id lists),
 which ``Tokenizer`` then truncates, wraps in special tokens and pads. Texts go through
-the hot path (``backend.make_word_encoder``: the native extension when built, else
-``splitting.WordEncoder``), in batches so that the native backend can use its threads.
+the hot path (``fast.backend.make_word_encoder``: the native extension when built, else
+``fast.word_encoder.WordEncoder``), in batches so that the native backend can use its threads.
 Only texts that contain a literal added token (``[MASK]`` written in the text, for the
 ``huggingface`` flavor) take the slower segment-by-segment path, which reproduces HF's
 AddedVocabulary: raw added tokens are cut out of the original text, the rest is
@@ -22,7 +22,7 @@ from .pipeline.added_tokens import AddedVocabulary
 from .pipeline.normalizers import NormalizedString
 
 
-class Pieces:
+class TokenAccumulator:
     """Accumulate the tokens of one text segment by segment, numbering words across them."""
 
     __slots__ = ("ids", "offsets", "word_ids", "surfaces")
@@ -40,7 +40,7 @@ class Pieces:
         self.ids.append(id_)
         self.offsets.append(span)
 
-    def extend(self, more: Pieces, shift: int) -> None:
+    def extend(self, more: TokenAccumulator, shift: int) -> None:
         """Append ``more`` (offsets moved by ``shift``, words numbered after ours)."""
         first_word = self.word_ids[-1] + 1 if self.word_ids else 0
         base = len(self.ids)
@@ -104,12 +104,12 @@ class SequenceEncoder:
         out: list[Encoding] = []
         for i, (text, type_id) in enumerate(zip(texts, type_ids, strict=True)):
             if i in slow:
-                out.append(self._eager(self.pieces(text), type_id))
+                out.append(self._eager(self.tokens_of(text), type_id))
             else:
                 out.append(LazyEncoding(next(done), layouts[type_id]))
         return out
 
-    def _eager(self, acc: Pieces, type_id: int) -> Encoding:
+    def _eager(self, acc: TokenAccumulator, type_id: int) -> Encoding:
         """The encoding of a text with added tokens (named by their text, as HF does)."""
         names = list(map(self.id_tokens.__getitem__, acc.ids))
         for position, surface in acc.surfaces.items():
@@ -121,7 +121,7 @@ class SequenceEncoder:
         slow = self._slow(texts)
         done = iter(self.word_encoder.encode_batch_ids(
             [t for i, t in enumerate(texts) if i not in slow], num_threads))
-        return [self.pieces(text).ids if i in slow else next(done)
+        return [self.tokens_of(text).ids if i in slow else next(done)
                 for i, text in enumerate(texts)]
 
     def _slow(self, texts: list[str]) -> set[int]:
@@ -143,23 +143,23 @@ class SequenceEncoder:
 
     # ------------------------------------------------------------ one text with added tokens
 
-    def pieces(self, text: str) -> Pieces:
+    def tokens_of(self, text: str) -> TokenAccumulator:
         """Encode ``text`` keeping added tokens whole, as HF's AddedVocabulary does."""
-        acc = Pieces()
+        acc = TokenAccumulator()
         for start, end, added_id in self.added.split(text):
             if added_id is not None:
                 acc.add_token(added_id, (start, end), text[start:end])
             elif self.added.has_normalized:
                 acc.extend(self._normalized_segment(text[start:end]), start)
             else:
-                acc.extend(Pieces(*self.word_encoder.encode(text[start:end])), start)
+                acc.extend(TokenAccumulator(*self.word_encoder.encode(text[start:end])), start)
         return acc
 
-    def _normalized_segment(self, text: str) -> Pieces:
+    def _normalized_segment(self, text: str) -> TokenAccumulator:
         """Encode text free of raw added tokens, finding the normalized added tokens."""
         ns = (self.normalizer.normalize(text) if self.normalizer is not None
               else NormalizedString.identity(text))
-        acc = Pieces()
+        acc = TokenAccumulator()
         for start, end, added_id in self.added.split_normalized(ns.normalized):
             if added_id is not None:
                 acc.add_token(added_id, ns.span(start, end), ns.normalized[start:end])
@@ -168,11 +168,11 @@ class SequenceEncoder:
                 acc.extend(self._words_of(sub), 0)
         return acc
 
-    def _words_of(self, ns: NormalizedString) -> Pieces:
+    def _words_of(self, ns: NormalizedString) -> TokenAccumulator:
         """Pre-tokenize and tokenize an already normalized string (the general path)."""
         spans = (self.pre_tokenizer.split(ns) if self.pre_tokenizer is not None
                  else [(0, len(ns.normalized))])
-        acc = Pieces()
+        acc = TokenAccumulator()
         for index, (s, e) in enumerate(sp for sp in spans if sp[1] > sp[0]):
             for id_, a, b in self.model.pieces(ns.normalized[s:e]):
                 acc.ids.append(id_)
