@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from wordpieces.formats.bundle import Bundle
-from wordpieces.formats.tokenizer_json import load
+from wordpieces.formats.load import load
 from wordpieces.learn.training import train
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"

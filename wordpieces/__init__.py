@@ -16,7 +16,7 @@ from .errors import (
 from .fast.backend import backend
 from .formats.bundle import Bundle
 from .formats.export_tf import export_tensorflow
-from .formats.tokenizer_json import load
+from .formats.load import load
 from .learn.counting import WordCounts, count_words, pipeline_fingerprint
 from .learn.learners import (
     bert_vocab_from_dataset,

@@ -5,12 +5,14 @@ post-processor, decoder; DESIGN.md §2) and offers the calls users know from Hug
 ``tokenizers`` (``encode``, ``encode_batch``, padding and truncation, ``decode``),
 ``transformers`` (calling the tokenizer) and TensorFlow Text (``tokenize``,
 ``detokenize``, ``lookup``). Texts are encoded by ``sequences.SequenceEncoder`` (the
-hot path: the native extension or ``splitting.WordEncoder``, in batches); everything
-after it (truncation, special tokens, padding) reproduces HF's ``Encoding`` semantics
-exactly.
+hot path: the native extension or ``fast.word_encoder.WordEncoder``, in batches);
+everything after it (truncation, special tokens, padding) reproduces HF's ``Encoding``
+semantics exactly. Each stage is any object meeting its protocol (``pipeline``'s
+``Normalizer``, ``PreTokenizer``, ``Model``, ``PostProcessor``, ``Decoder``).
 
-Not handled here: reading and writing files (``serialization``), the transformers-style
-dict (``batch_encoding``), pre-tokenized input (lists of words).
+Not handled here: the file formats (``formats.tokenizer_json``: files to and from
+``TokenizerParts``), the transformers-style dict (``encoding.batch_encoding``),
+pre-tokenized input (lists of words).
 """
 
 from __future__ import annotations
@@ -22,17 +24,27 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 
+from .encoding.batch_encoding import BatchEncoding, call_tokenizer
 from .encoding.encoding import Encoding
 from .encoding.lazy_encoding import Layout, LazyEncoding
 from .encoding.padding import PaddingParams, TruncationParams, cut_ids, pad_ids, truncation_lengths
 from .errors import TokenizeError, VocabError
 from .flavors.rules import FLAVORS, get_flavor
+from .formats.tokenizer_json import (
+    TokenizerParts,
+    parts_from_file,
+    parts_from_state,
+    parts_from_str,
+    parts_state,
+    parts_to_str,
+    save_parts,
+)
 from .pipeline import models
 from .pipeline.added_tokens import AddedToken, AddedVocabulary
-from .pipeline.decoders import WordPieceDecoder, detokenize
-from .pipeline.normalizers import BertNormalizer
-from .pipeline.pre_tokenizers import BertPreTokenizer
-from .pipeline.processors import default_processor
+from .pipeline.decoders import Decoder, WordPieceDecoder, detokenize
+from .pipeline.normalizers import BertNormalizer, Normalizer
+from .pipeline.pre_tokenizers import BertPreTokenizer, PreTokenizer
+from .pipeline.processors import PostProcessor, default_processor
 from .sequences import SequenceEncoder
 from .vocab import Vocab
 
@@ -60,9 +72,18 @@ class Tokenizer:
     'hello world!'
     """
 
-    def __init__(self, model, *, normalizer=None, pre_tokenizer=None, post_processor=None,
-                 decoder=None, added_tokens: Iterable[AddedToken | str] = (),
-                 reserved_tokens: Iterable[str] | None = None, flavor: str | None = None):
+    def __init__(self, model: models.Model, *, normalizer: Normalizer | None = None,
+                 pre_tokenizer: PreTokenizer | None = None,
+                 post_processor: PostProcessor | None = None, decoder: Decoder | None = None,
+                 added_tokens: Iterable[AddedToken | str] = (),
+                 reserved_tokens: Iterable[str] | None = None, flavor: str | None = None,
+                 truncation: TruncationParams | None = None,
+                 padding: PaddingParams | None = None):
+        """Assemble a tokenizer from its stages (each meets its ``pipeline`` protocol).
+
+        ``truncation`` and ``padding`` are taken as given (as read from a file);
+        ``enable_truncation`` and ``enable_padding`` build and check them from options.
+        """
         self._model = model
         self._normalizer = normalizer
         self._pre_tokenizer = pre_tokenizer
@@ -74,8 +95,8 @@ class Tokenizer:
                              f"{', '.join(FLAVORS)}")
         self._added_list: list[AddedToken] = []
         self._reserved = None if reserved_tokens is None else list(reserved_tokens)
-        self._truncation: TruncationParams | None = None
-        self._padding: PaddingParams | None = None
+        self._truncation = truncation
+        self._padding = padding
         self.vocab_path: str | None = None
         self._rebuild()
         self._add(added_tokens, special=True)
@@ -125,37 +146,50 @@ class Tokenizer:
         return tok
 
     @classmethod
+    def from_parts(cls, parts: TokenizerParts) -> Tokenizer:
+        """Build the tokenizer that ``parts`` (read from files, or ``to_parts``) describe."""
+        tok = cls(parts.model, normalizer=parts.normalizer, pre_tokenizer=parts.pre_tokenizer,
+                  post_processor=parts.post_processor, decoder=parts.decoder,
+                  added_tokens=parts.added_tokens, reserved_tokens=parts.reserved_tokens,
+                  flavor=parts.flavor, truncation=parts.truncation, padding=parts.padding)
+        tok.vocab_path = parts.vocab_path
+        return tok
+
+    def to_parts(self) -> TokenizerParts:
+        """The stages and settings of this tokenizer: what its saved files hold."""
+        return TokenizerParts(
+            self._model, normalizer=self._normalizer, pre_tokenizer=self._pre_tokenizer,
+            post_processor=self.post_processor, decoder=self.decoder,
+            added_tokens=tuple(self._added_list), reserved_tokens=tuple(self.reserved_tokens),
+            flavor=self.flavor, truncation=self._truncation, padding=self._padding,
+            vocab_path=self.vocab_path)
+
+    @classmethod
     def from_file(cls, path: str | os.PathLike) -> Tokenizer:
         """Read an HF ``tokenizer.json`` (a ``wordpieces.json`` beside it sets the flavor)."""
-        from .formats.tokenizer_json import tokenizer_from_file
-        return tokenizer_from_file(path)
+        return cls.from_parts(parts_from_file(path))
 
     @classmethod
     def from_str(cls, json_text: str) -> Tokenizer:
         """Read an HF ``tokenizer.json`` given as a string (flavor ``huggingface``)."""
-        from .formats.tokenizer_json import tokenizer_from_str
-        return tokenizer_from_str(json_text)
+        return cls.from_parts(parts_from_str(json_text))
 
     def to_str(self, pretty: bool = False) -> str:
         """Write this tokenizer as HF ``tokenizer.json`` text."""
-        from .formats.tokenizer_json import tokenizer_to_str
-        return tokenizer_to_str(self, pretty=pretty)
+        return parts_to_str(self.to_parts(), pretty=pretty)
 
     def save(self, path: str | os.PathLike) -> None:
         """Save to directory ``path`` (tokenizer.json, vocab.txt, wordpieces.json), atomically.
 
         A path ending in ``.json`` writes only that HF ``tokenizer.json`` file.
         """
-        from .formats.tokenizer_json import save_tokenizer
-        save_tokenizer(self, path)
+        save_parts(self.to_parts(), path)
 
     def __getstate__(self) -> dict:
-        from .formats.tokenizer_json import tokenizer_state
-        return tokenizer_state(self)
+        return parts_state(self.to_parts())
 
     def __setstate__(self, state: dict) -> None:
-        from .formats.tokenizer_json import tokenizer_from_state
-        self.__dict__.update(tokenizer_from_state(state).__dict__)
+        self.__dict__.update(type(self).from_parts(parts_from_state(state)).__dict__)
 
     # ------------------------------------------------------------ pipeline stages
 
@@ -312,6 +346,11 @@ class Tokenizer:
         """The padding settings as HF reports them, or None."""
         return None if self._padding is None else self._padding.as_dict()
 
+    @property
+    def padding_params(self) -> PaddingParams | None:
+        """The padding settings as ``enable_padding`` stored them, or None."""
+        return self._padding
+
     def enable_truncation(self, max_length: int, *, stride: int = 0,
                           strategy: str = "longest_first", direction: str = "right") -> None:
         """Cut encodings to ``max_length`` tokens, special tokens included."""
@@ -331,6 +370,11 @@ class Tokenizer:
         """The truncation settings as HF reports them, or None."""
         return None if self._truncation is None else self._truncation.as_dict()
 
+    @property
+    def truncation_params(self) -> TruncationParams | None:
+        """The truncation settings as ``enable_truncation`` stored them, or None."""
+        return self._truncation
+
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
         """How many tokens the post-processor adds to one input (or a pair)."""
         return 0 if self.post_processor is None else self.post_processor.added_tokens(is_pair)
@@ -340,8 +384,9 @@ class Tokenizer:
     def encode(self, text: str, pair: str | None = None, *,
                add_special_tokens: bool = True) -> Encoding:
         """Encode one text (or a pair) into an ``Encoding``, truncated and padded as set."""
-        return self._encode_many([(text, pair)], add_special_tokens, self._truncation,
-                                 self._padding, None)[0]
+        return self.encode_batch_with([(text, pair)], truncation=self._truncation,
+                                      padding=self._padding,
+                                      add_special_tokens=add_special_tokens)[0]
 
     def encode_batch(self, texts: Iterable[str | tuple[str, str]], *,
                      add_special_tokens: bool = True,
@@ -351,8 +396,10 @@ class Tokenizer:
         ``num_threads`` (default: all cores) is used by the native backend, which
         releases the GIL; the pure-Python backend encodes on the calling thread.
         """
-        return self._encode_many(list(texts), add_special_tokens, self._truncation,
-                                 self._padding, num_threads)
+        return self.encode_batch_with(list(texts), truncation=self._truncation,
+                                      padding=self._padding,
+                                      add_special_tokens=add_special_tokens,
+                                      num_threads=num_threads)
 
     def encode_ids(self, text: str, pair: str | None = None, *,
                    add_special_tokens: bool = True) -> list[int]:
@@ -379,9 +426,16 @@ class Tokenizer:
         """The tokens of ``text``, without special tokens, truncation or padding."""
         return self._seq.encodings([text], [0])[0].tokens
 
-    def _encode_many(self, items: list, add_special_tokens: bool,
-                     truncation: TruncationParams | None, padding: PaddingParams | None,
-                     num_threads: int | None) -> list[Encoding]:
+    def encode_batch_with(self, texts: Iterable[str | tuple[str, str]], *,
+                          truncation: TruncationParams | None, padding: PaddingParams | None,
+                          add_special_tokens: bool = True,
+                          num_threads: int | None = None) -> list[Encoding]:
+        """``encode_batch`` with these truncation and padding settings, not the tokenizer's.
+
+        None means none. This is what ``tok(...)`` runs (``batch_encoding``): there the
+        call's options decide, and the tokenizer's own settings are left unchanged.
+        """
+        items = texts if isinstance(texts, list) else list(texts)
         with _collector_paused():
             return self._encode_many_now(items, add_special_tokens, truncation, padding,
                                          num_threads)
@@ -498,13 +552,12 @@ class Tokenizer:
 
     # ------------------------------------------------------------ transformers-style call
 
-    def __call__(self, text, text_pair=None, **options):
+    def __call__(self, text, text_pair=None, **options) -> BatchEncoding:
         """Encode like a ``transformers`` tokenizer, returning a dict of model inputs.
 
         See ``batch_encoding.call_tokenizer`` for the options (``padding``,
         ``truncation``, ``max_length``, ``return_tensors`` …).
         """
-        from .encoding.batch_encoding import call_tokenizer
         return call_tokenizer(self, text, text_pair, **options)
 
     def __repr__(self) -> str:

@@ -49,7 +49,7 @@ def register(sub, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..formats.tokenizer_json import load
+    from ..formats.load import load
     from ..tools.explain import explain, render
 
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ

@@ -68,7 +68,7 @@ def is_vocab_txt(path: str) -> bool:
 
 def load_artifact(path: str, args: argparse.Namespace | None = None):
     """Load a Tokenizer or Bundle from ``path`` (a vocab.txt uses the options in ``args``)."""
-    from ..formats.tokenizer_json import load
+    from ..formats.load import load
     from ..tokenizer import Tokenizer
 
     if not os.path.exists(path):

@@ -8,6 +8,9 @@ or as numpy arrays with ``return_tensors="np"``. As in ``transformers``, the cal
 ``enable_truncation`` settings (those only lend their pad token, direction and default
 ``max_length``), and the tokenizer is left unchanged.
 
+It reads only ``Tokenizer``'s public interface (``padding_params``,
+``truncation_params``, ``token_to_id``, ``encode_batch_with``), so it does not import it.
+
 Not handled here: ``return_tensors="pt"``/``"tf"``, pre-tokenized input
 (``is_split_into_words``), ``model_max_length`` (there is no model: ``max_length`` comes
 from the call or from ``enable_truncation``).
@@ -77,7 +80,7 @@ def _items(text, text_pair) -> tuple[list, bool]:
 def _padding_params(tok, strategy, max_length, pad_to_multiple_of) -> PaddingParams | None:
     if strategy is None:
         return None
-    base = tok._padding
+    base = tok.padding_params
     if strategy == "max_length" and max_length is None:
         raise ValueError("padding='max_length' needs max_length")
     pad_token = base.pad_token if base else "[PAD]"
@@ -94,7 +97,7 @@ def _padding_params(tok, strategy, max_length, pad_to_multiple_of) -> PaddingPar
 def _truncation_params(tok, strategy, max_length, stride) -> TruncationParams | None:
     if strategy is None:
         return None
-    base = tok._truncation
+    base = tok.truncation_params
     if max_length is None:
         if base is None:
             raise ValueError("truncation needs max_length (or enable_truncation beforehand)")
@@ -119,7 +122,9 @@ def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True
                           pad_to_multiple_of)
     trunc = _truncation_params(tok, _option("truncation", truncation, _TRUNCATION),
                                max_length, stride)
-    encodings = tok._encode_many(items, add_special_tokens, trunc, pad, num_threads)
+    encodings = tok.encode_batch_with(items, truncation=trunc, padding=pad,
+                                      add_special_tokens=add_special_tokens,
+                                      num_threads=num_threads)
     rows, mapping = [], []
     for i, enc in enumerate(encodings):
         for row in [enc, *enc.overflowing] if return_overflowing_tokens else [enc]:

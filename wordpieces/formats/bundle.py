@@ -12,11 +12,13 @@ It is the counterpart of the TensorFlow tutorial's exported "converter" module h
 are capped, and nothing is executed or unpickled. A ``.zip`` is written in one atomic
 rename; a directory is written file by file, each file atomically.
 
-Not handled here: nested bundles, members that are not ``Tokenizer``.
+Not handled here: nested bundles, members that are not ``Tokenizer``, telling a bundle
+from a single tokenizer (``load``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import re
@@ -30,12 +32,10 @@ from .tokenizer_json import (
     TOKENIZER_JSON,
     VOCAB_TXT,
     WORDPIECES_JSON,
-    _dumps,
-    _read_bytes,
-    extras_dict,
-    tokenizer_from_file,
-    tokenizer_from_str,
-    tokenizer_to_str,
+    dumps,
+    parts_from_str,
+    read_bytes,
+    tokenizer_files,
 )
 
 BUNDLE_JSON = "bundle.json"
@@ -100,11 +100,10 @@ class Bundle:
 
     def _files(self) -> dict[str, str]:
         """Relative path -> text of every file of the saved bundle."""
-        files = {BUNDLE_JSON: _dumps({"format": BUNDLE_FORMAT, "members": self.names}, True)}
+        files = {BUNDLE_JSON: dumps({"format": BUNDLE_FORMAT, "members": self.names}, True)}
         for name, tok in self._members.items():
-            files[f"{name}/{TOKENIZER_JSON}"] = tokenizer_to_str(tok, pretty=True)
-            files[f"{name}/{VOCAB_TXT}"] = "".join(t + "\n" for t in tok.model.vocab.tokens)
-            files[f"{name}/{WORDPIECES_JSON}"] = _dumps(extras_dict(tok), True)
+            for rel, text in tokenizer_files(tok.to_parts()).items():
+                files[f"{name}/{rel}"] = text
         return files
 
     def save(self, path: str | os.PathLike) -> None:
@@ -144,8 +143,8 @@ def load_bundle(path: str | os.PathLike) -> Bundle:
     path = os.fspath(path)
     if os.path.isdir(path):
         manifest = os.path.join(path, BUNDLE_JSON)
-        names = _member_names(_read_bytes(manifest), manifest)
-        return Bundle(**{n: tokenizer_from_file(os.path.join(path, n, TOKENIZER_JSON))
+        names = _member_names(read_bytes(manifest), manifest)
+        return Bundle(**{n: Tokenizer.from_file(os.path.join(path, n, TOKENIZER_JSON))
                          for n in names})
     try:
         with zipfile.ZipFile(path) as zf:
@@ -183,8 +182,8 @@ def _load_zip(zf: zipfile.ZipFile, path: str) -> Bundle:
         extras_source = f"{path}/{name}/{WORDPIECES_JSON}"
         extras = (None if extras_data is None
                   else Node(parse_json(extras_data, extras_source), extras_source))
-        tok = tokenizer_from_str(data, source, extras)
+        parts = parts_from_str(data, source, extras)
         if _read_member(zf, f"{name}/{VOCAB_TXT}", path) is not None:
-            tok.vocab_path = f"{path}/{name}/{VOCAB_TXT}"
-        members[name] = tok
+            parts = dataclasses.replace(parts, vocab_path=f"{path}/{name}/{VOCAB_TXT}")
+        members[name] = Tokenizer.from_parts(parts)
     return Bundle(**members)

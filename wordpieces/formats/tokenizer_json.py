@@ -1,4 +1,4 @@
-"""Read and write tokenizers: HF ``tokenizer.json``, ``wordpieces.json``, and ``load``.
+"""Read and write tokenizer files: HF ``tokenizer.json`` and ``wordpieces.json``.
 
 A saved tokenizer is a directory holding ``tokenizer.json`` (Hugging Face's format, so
 ``tokenizers.Tokenizer.from_file`` loads it and gives the same ids), ``vocab.txt``, and
@@ -7,13 +7,18 @@ limit per word, the format version). Reading is strict: files are untrusted inpu
 parsed (never executed or unpickled) and checked field by field, and a problem is a
 ``FormatError`` naming the file and the JSON path.
 
+This module knows nothing of ``Tokenizer``: it turns files into ``TokenizerParts`` (the
+stages and settings a tokenizer is built from) and parts into files;
+``Tokenizer.from_parts`` and ``Tokenizer.to_parts`` do the rest.
+
 Not handled here: HF components other than those listed in ``NORMALIZERS``,
 ``PRE_TOKENIZERS``, ``PROCESSORS``, ``DECODERS`` and ``MODELS`` (they are reported
-by name); bundles of several tokenizers (``bundle``).
+by name); telling a tokenizer from a bundle (``load``); bundles (``bundle``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
@@ -22,9 +27,14 @@ from ..errors import FormatError, VocabError
 from ..flavors.rules import FLAVORS
 from ..pipeline import models, normalizers, pre_tokenizers
 from ..pipeline.added_tokens import AddedToken
-from ..pipeline.decoders import WordPieceDecoder
-from ..pipeline.processors import BertProcessing, Piece, SpecialTokenSpec, TemplateProcessing
-from ..tokenizer import Tokenizer
+from ..pipeline.decoders import Decoder, WordPieceDecoder
+from ..pipeline.processors import (
+    BertProcessing,
+    Piece,
+    PostProcessor,
+    SpecialTokenSpec,
+    TemplateProcessing,
+)
 from ..vocab import Vocab
 from .atomic import atomic_write_text
 from .strict_json import Node, parse_json
@@ -33,6 +43,27 @@ FORMAT = "wordpieces/1"
 TOKENIZER_JSON = "tokenizer.json"
 WORDPIECES_JSON = "wordpieces.json"
 VOCAB_TXT = "vocab.txt"
+
+
+@dataclasses.dataclass(frozen=True)
+class TokenizerParts:
+    """The stages and settings a ``Tokenizer`` is built from: what its files hold.
+
+    ``added_tokens`` carry their ids; ``reserved_tokens`` None means "the special
+    tokens"; ``vocab_path`` is where the vocabulary file is, if there is one.
+    """
+
+    model: models.Model
+    normalizer: normalizers.Normalizer | None = None
+    pre_tokenizer: pre_tokenizers.PreTokenizer | None = None
+    post_processor: PostProcessor | None = None
+    decoder: Decoder | None = None
+    added_tokens: tuple[AddedToken, ...] = ()
+    reserved_tokens: tuple[str, ...] | None = None
+    flavor: str = "huggingface"
+    truncation: TruncationParams | None = None
+    padding: PaddingParams | None = None
+    vocab_path: str | None = None
 
 
 # ---------------------------------------------------------------- writing
@@ -50,41 +81,52 @@ def model_config(model, *, with_vocab: bool = True) -> dict:
     raise TypeError(f"cannot save a model of type {type(model).__name__}")
 
 
-def tokenizer_to_dict(tok: Tokenizer, *, with_vocab: bool = True) -> dict:
+def parts_to_dict(parts: TokenizerParts, *, with_vocab: bool = True) -> dict:
     """The HF ``tokenizer.json`` content, in HF's key order."""
     def config(stage):
         return None if stage is None else stage.to_config()
 
     return {
         "version": "1.0",
-        "truncation": None if tok._truncation is None else tok._truncation.to_json(),
-        "padding": None if tok._padding is None else tok._padding.to_json(),
-        "added_tokens": [t.to_json(t.id) for t in tok.added_tokens],
-        "normalizer": config(tok.normalizer),
-        "pre_tokenizer": config(tok.pre_tokenizer),
-        "post_processor": config(tok.post_processor),
-        "decoder": config(tok.decoder),
-        "model": model_config(tok.model, with_vocab=with_vocab),
+        "truncation": None if parts.truncation is None else parts.truncation.to_json(),
+        "padding": None if parts.padding is None else parts.padding.to_json(),
+        "added_tokens": [t.to_json(t.id) for t in parts.added_tokens],
+        "normalizer": config(parts.normalizer),
+        "pre_tokenizer": config(parts.pre_tokenizer),
+        "post_processor": config(parts.post_processor),
+        "decoder": config(parts.decoder),
+        "model": model_config(parts.model, with_vocab=with_vocab),
     }
 
 
-def extras_dict(tok: Tokenizer) -> dict:
+def extras_dict(parts: TokenizerParts) -> dict:
     """The ``wordpieces.json`` content."""
-    return {"format": FORMAT, "flavor": tok.flavor, "reserved_tokens": tok.reserved_tokens,
-            "max_input_bytes_per_word": getattr(tok.model, "max_input_bytes_per_word", None)}
+    reserved = None if parts.reserved_tokens is None else list(parts.reserved_tokens)
+    return {"format": FORMAT, "flavor": parts.flavor, "reserved_tokens": reserved,
+            "max_input_bytes_per_word": getattr(parts.model, "max_input_bytes_per_word",
+                                                None)}
 
 
-def tokenizer_to_str(tok: Tokenizer, *, pretty: bool = False) -> str:
-    return _dumps(tokenizer_to_dict(tok), pretty)
+def parts_to_str(parts: TokenizerParts, *, pretty: bool = False) -> str:
+    """The HF ``tokenizer.json`` text (indented when ``pretty``)."""
+    return dumps(parts_to_dict(parts), pretty)
 
 
-def _dumps(data, pretty: bool) -> str:
+def dumps(data, pretty: bool) -> str:
+    """JSON text as this package writes it: UTF-8 kept, indented when ``pretty``."""
     if pretty:
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def save_tokenizer(tok: Tokenizer, path: str | os.PathLike) -> None:
+def tokenizer_files(parts: TokenizerParts) -> dict[str, str]:
+    """File name -> text of a saved tokenizer: tokenizer.json, vocab.txt, wordpieces.json."""
+    return {TOKENIZER_JSON: parts_to_str(parts, pretty=True),
+            VOCAB_TXT: "".join(t + "\n" for t in parts.model.vocab.tokens),
+            WORDPIECES_JSON: dumps(extras_dict(parts), True)}
+
+
+def save_parts(parts: TokenizerParts, path: str | os.PathLike) -> None:
     """Write ``tokenizer.json``, ``vocab.txt`` and ``wordpieces.json`` into directory ``path``.
 
     A ``path`` ending in ``.json`` writes only that HF file. Each file is written
@@ -93,30 +135,28 @@ def save_tokenizer(tok: Tokenizer, path: str | os.PathLike) -> None:
     path = os.fspath(path)
     if path.endswith(".json"):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        atomic_write_text(path, tokenizer_to_str(tok, pretty=True))
+        atomic_write_text(path, parts_to_str(parts, pretty=True))
         return
     os.makedirs(path, exist_ok=True)
-    atomic_write_text(os.path.join(path, TOKENIZER_JSON), tokenizer_to_str(tok, pretty=True))
-    atomic_write_text(os.path.join(path, VOCAB_TXT),
-                      "".join(t + "\n" for t in tok.model.vocab.tokens))
-    atomic_write_text(os.path.join(path, WORDPIECES_JSON), _dumps(extras_dict(tok), True))
+    for name, text in tokenizer_files(parts).items():
+        atomic_write_text(os.path.join(path, name), text)
 
 
-def tokenizer_state(tok: Tokenizer) -> dict:
+def parts_state(parts: TokenizerParts) -> dict:
     """What a pickle holds: the configuration and the vocabulary list, no caches."""
-    return {"format": FORMAT, "tokenizer": tokenizer_to_dict(tok, with_vocab=False),
-            "vocab": list(tok.model.vocab.tokens), "wordpieces": extras_dict(tok),
-            "vocab_path": tok.vocab_path}
+    return {"format": FORMAT, "tokenizer": parts_to_dict(parts, with_vocab=False),
+            "vocab": list(parts.model.vocab.tokens), "wordpieces": extras_dict(parts),
+            "vocab_path": parts.vocab_path}
 
 
-def tokenizer_from_state(state: dict) -> Tokenizer:
+def parts_from_state(state: dict) -> TokenizerParts:
+    """The parts a ``parts_state`` dict was made from (unpickling)."""
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise FormatError("cannot unpickle this tokenizer: unknown state format")
-    tok = tokenizer_from_dict(Node(state["tokenizer"], "<pickle>"),
-                              extras=Node(state["wordpieces"], "<pickle>"),
-                              vocab_tokens=state["vocab"])
-    tok.vocab_path = state.get("vocab_path")
-    return tok
+    parts = parts_from_dict(Node(state["tokenizer"], "<pickle>"),
+                            extras=Node(state["wordpieces"], "<pickle>"),
+                            vocab_tokens=state["vocab"])
+    return dataclasses.replace(parts, vocab_path=state.get("vocab_path"))
 
 
 # ---------------------------------------------------------------- reading
@@ -137,9 +177,9 @@ def read_extras(node: Node) -> dict:
     return {"flavor": flavor, "reserved_tokens": reserved, "max_input_bytes_per_word": limit}
 
 
-def tokenizer_from_dict(root: Node, *, extras: Node | None = None,
-                        vocab_tokens: list[str] | None = None) -> Tokenizer:
-    """Build a Tokenizer from a parsed ``tokenizer.json`` (and ``wordpieces.json``)."""
+def parts_from_dict(root: Node, *, extras: Node | None = None,
+                    vocab_tokens: list[str] | None = None) -> TokenizerParts:
+    """The parts of a parsed ``tokenizer.json`` (and ``wordpieces.json``)."""
     root.expect("an object")
     settings = (read_extras(extras) if extras is not None
                 else {"flavor": "huggingface", "reserved_tokens": None,
@@ -147,25 +187,27 @@ def tokenizer_from_dict(root: Node, *, extras: Node | None = None,
     flavor = settings["flavor"]
     model = model_from(root.child("model"), settings, vocab_tokens)
     added = added_tokens_from(root.child("added_tokens", default=[]), model.vocab_size)
-    tok = Tokenizer(model,
-                    normalizer=normalizer_from(root.child("normalizer", default=None), flavor),
-                    pre_tokenizer=pre_tokenizer_from(root.child("pre_tokenizer", default=None),
-                                                     flavor),
-                    post_processor=processor_from(root.child("post_processor", default=None)),
-                    decoder=decoder_from(root.child("decoder", default=None)),
-                    added_tokens=added,
-                    reserved_tokens=settings["reserved_tokens"], flavor=flavor)
-    tok._truncation = truncation_from(root.child("truncation", default=None))
-    tok._padding = padding_from(root.child("padding", default=None))
-    return tok
+    reserved = settings["reserved_tokens"]
+    return TokenizerParts(
+        model,
+        normalizer=normalizer_from(root.child("normalizer", default=None), flavor),
+        pre_tokenizer=pre_tokenizer_from(root.child("pre_tokenizer", default=None), flavor),
+        post_processor=processor_from(root.child("post_processor", default=None)),
+        decoder=decoder_from(root.child("decoder", default=None)),
+        added_tokens=tuple(added),
+        reserved_tokens=None if reserved is None else tuple(reserved), flavor=flavor,
+        truncation=truncation_from(root.child("truncation", default=None)),
+        padding=padding_from(root.child("padding", default=None)))
 
 
-def tokenizer_from_str(text: str | bytes, source: str = TOKENIZER_JSON,
-                       extras: Node | None = None) -> Tokenizer:
-    return tokenizer_from_dict(Node(parse_json(text, source), source), extras=extras)
+def parts_from_str(text: str | bytes, source: str = TOKENIZER_JSON,
+                   extras: Node | None = None) -> TokenizerParts:
+    """The parts of ``tokenizer.json`` text; errors name ``source``."""
+    return parts_from_dict(Node(parse_json(text, source), source), extras=extras)
 
 
-def _read_bytes(path: str) -> bytes:
+def read_bytes(path: str) -> bytes:
+    """The bytes of file ``path``; an unreadable file is a ``FormatError`` naming it."""
     try:
         with open(path, "rb") as f:
             return f.read()
@@ -173,8 +215,11 @@ def _read_bytes(path: str) -> bytes:
         raise FormatError(f"{path}: cannot read: {e.strerror}") from None
 
 
-def tokenizer_from_file(path: str | os.PathLike) -> Tokenizer:
-    """Read ``tokenizer.json``; a ``wordpieces.json`` in the same directory sets the flavor."""
+def parts_from_file(path: str | os.PathLike) -> TokenizerParts:
+    """Read ``tokenizer.json``; a ``wordpieces.json`` in the same directory sets the flavor.
+
+    ``path`` may be the directory holding it.
+    """
     path = os.fspath(path)
     if os.path.isdir(path):
         path = os.path.join(path, TOKENIZER_JSON)
@@ -182,28 +227,11 @@ def tokenizer_from_file(path: str | os.PathLike) -> Tokenizer:
     extras_path = os.path.join(directory, WORDPIECES_JSON)
     extras = None
     if os.path.isfile(extras_path):
-        extras = Node(parse_json(_read_bytes(extras_path), extras_path), extras_path)
-    tok = tokenizer_from_str(_read_bytes(path), path, extras)
+        extras = Node(parse_json(read_bytes(extras_path), extras_path), extras_path)
+    parts = parts_from_str(read_bytes(path), path, extras)
     vocab_txt = os.path.join(directory, VOCAB_TXT)
-    tok.vocab_path = vocab_txt if os.path.isfile(vocab_txt) else None
-    return tok
-
-
-def load(path: str | os.PathLike):
-    """Load a saved tokenizer or bundle: a directory, a ``tokenizer.json`` or a ``.zip``."""
-    from .bundle import BUNDLE_JSON, load_bundle
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        if os.path.isfile(os.path.join(path, BUNDLE_JSON)):
-            return load_bundle(path)
-        if os.path.isfile(os.path.join(path, TOKENIZER_JSON)):
-            return tokenizer_from_file(os.path.join(path, TOKENIZER_JSON))
-        raise FormatError(f"{path}: no {TOKENIZER_JSON} or {BUNDLE_JSON} in this directory")
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{path}: no such file or directory")
-    if path.lower().endswith(".zip"):
-        return load_bundle(path)
-    return tokenizer_from_file(path)
+    return dataclasses.replace(parts,
+                               vocab_path=vocab_txt if os.path.isfile(vocab_txt) else None)
 
 
 # ---------------------------------------------------------------- components

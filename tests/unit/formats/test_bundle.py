@@ -13,7 +13,7 @@ from tests.hf_reference import sample_lines
 from tests.shared_data import shared_path
 from wordpieces.errors import FormatError
 from wordpieces.formats.bundle import Bundle
-from wordpieces.formats.tokenizer_json import load
+from wordpieces.formats.load import load
 from wordpieces.tokenizer import Tokenizer
 
 PT = ["[PAD]", "[UNK]", "[START]", "[END]", "ola", "mundo", "!"]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tests.hf_reference import MINILM, fields, hf, mismatches, sample_lines
 from tests.shared_data import shared_path
 from wordpieces.errors import FormatError
-from wordpieces.formats.tokenizer_json import load, tokenizer_from_str
+from wordpieces.formats.load import load
 from wordpieces.tokenizer import Tokenizer
 
 
@@ -154,7 +154,7 @@ def test_malformed_tokenizer_json_names_file_and_path(minilm_json, path, value, 
     doc = copy.deepcopy(minilm_json)
     _set(doc, path, value)
     with pytest.raises(FormatError, match=message):
-        tokenizer_from_str(json.dumps(doc))
+        Tokenizer.from_str(json.dumps(doc))
 
 
 @pytest.mark.parametrize("text, message", [
@@ -167,7 +167,7 @@ def test_malformed_tokenizer_json_names_file_and_path(minilm_json, path, value, 
 def test_invalid_json_is_a_format_error(text, message):
     """Syntax errors, duplicate keys, NaN and absurd nesting are FormatErrors."""
     with pytest.raises(FormatError, match=message):
-        tokenizer_from_str(text)
+        Tokenizer.from_str(text)
 
 
 def test_bad_wordpieces_json_is_named(tmp_path):
@@ -213,7 +213,7 @@ def test_any_corruption_is_a_format_error_or_loads(small_json, data):
     path = data.draw(st.sampled_from([p for p in _paths(doc) if p]))
     _set(doc, list(path), data.draw(_json))
     try:
-        tokenizer_from_str(json.dumps(doc)).encode("ab a")
+        Tokenizer.from_str(json.dumps(doc)).encode("ab a")
     except FormatError:
         pass
 
@@ -235,7 +235,7 @@ def test_generic_components_load_and_match_hf():
     theirs.pre_tokenizer = pre_tokenizers.Sequence([
         pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex(r"[,.;:!?—-]"), "isolated")])
     theirs.post_processor = processors.BertProcessing(("[SEP]", 2), ("[CLS]", 1))
-    ours = tokenizer_from_str(theirs.to_str())
+    ours = Tokenizer.from_str(theirs.to_str())
     assert json.loads(ours.to_str()) == json.loads(theirs.to_str())
     random.Random(0).shuffle(lines)
     assert mismatches(ours, theirs, lines[:300]) == []

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from tests.shared_data import CORPORA, corpus_lines, shared_path
-from wordpieces.formats.tokenizer_json import load
+from wordpieces.formats.load import load
 from wordpieces.learn.counting import PipelineMismatchError, count_words
 from wordpieces.learn.learners import learn_bottom_up
 from wordpieces.learn.training import train
