@@ -3,21 +3,19 @@
 Pretraining pipelines (nanoGPT, OLMo, Megatron) read token ids as one flat uint16/uint32
 array. The ``.npy`` header holds the array's length, which a stream only knows at the end,
 so the header is written with room to spare and rewritten in place when the file is
-closed (numpy ignores the padding spaces). The file is written under a temporary name
-and renamed at the end, so a reader never sees a half-written array.
+closed (numpy ignores the padding spaces). The file is written through
+``formats.atomic.AtomicFile`` (a temporary name, renamed at the end), so a reader never
+sees a half-written array.
 
 Not handled here: multi-dimensional arrays, Fortran order, reading.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
-import tempfile
 from array import array
 
-from .common import default_permissions
+from ..formats.atomic import AtomicFile
 
 MAGIC = b"\x93NUMPY\x01\x00"
 HEADER_BYTES = 128  # magic + length + dict, a multiple of 64 as the format asks
@@ -53,11 +51,8 @@ class NpyWriter:
         if array(self.typecode).itemsize != int(self.descr[-1]):
             raise RuntimeError(f"this platform's array({self.typecode!r}) is not {dtype}")
         self.length = 0
-        directory = os.path.dirname(os.path.abspath(path))
-        fd, self._tmp = tempfile.mkstemp(dir=directory, suffix=".tmp",
-                                         prefix="." + os.path.basename(path) + ".")
-        default_permissions(fd)
-        self._file = os.fdopen(fd, "wb")
+        self._out = AtomicFile(path)
+        self._file = self._out.file
         self._file.write(_header(self.descr, 0))
 
     def extend(self, values) -> None:
@@ -69,19 +64,18 @@ class NpyWriter:
         self.length += len(chunk)
 
     def close(self) -> None:
-        """Rewrite the header with the final length, fsync, and rename into place."""
-        self._file.seek(0)
-        self._file.write(_header(self.descr, self.length))
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
-        os.replace(self._tmp, self.path)
+        """Rewrite the header with the final length, then commit the file into place."""
+        try:
+            self._file.seek(0)
+            self._file.write(_header(self.descr, self.length))
+        except BaseException:
+            self._out.discard()
+            raise
+        self._out.commit()
 
     def abort(self) -> None:
         """Drop the temporary file; ``path`` is left as it was."""
-        self._file.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self._tmp)
+        self._out.discard()
 
     def __enter__(self) -> NpyWriter:
         return self

@@ -36,12 +36,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import tempfile
 import warnings
 from dataclasses import dataclass, field
 
 from ..errors import WordpiecesError, require
+from .atomic import atomic_directory
 
 MAX_CODE_POINT = 0x10FFFF
 UNMAPPED = "\U0010ffff\U0010ffff"  # the lookup table's default: "keep the character"
@@ -292,24 +292,10 @@ def _vocab_file(scratch: str, name: str, plan: ExportPlan) -> str:
 
 
 def _save_atomically(tf, root, path: str) -> None:
-    """Save into a sibling directory, then swap it in for ``path``."""
-    parent = os.path.dirname(os.path.abspath(path))
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(dir=parent, prefix="." + os.path.basename(path) + ".")
-    try:
+    """Save into a sibling staging directory that then replaces ``path`` whole."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with atomic_directory(path) as staging:
         tf.saved_model.save(root, staging)
-        os.chmod(staging, 0o755)  # mkdtemp makes it private
-        old = None
-        if os.path.exists(path):
-            old = tempfile.mkdtemp(dir=parent, prefix="." + os.path.basename(path) + ".old.")
-            os.rmdir(old)
-            os.replace(path, old)
-        os.replace(staging, path)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
 
 
 # ---------------------------------------------------------------- the graph
