@@ -37,3 +37,15 @@ def require(module: str, extra: str):
         raise MissingDependencyError(
             f"this needs the optional dependency {module!r}: "
             f"pip install 'wordpieces[{extra}]'") from None
+
+
+def check_thread_count(value, name: str = "num_threads"):
+    """Return ``value`` if it is None or an int >= 1, else raise ``ValueError`` naming it.
+
+    The one rule for every count of threads or processes (``num_threads``, ``num_proc``),
+    so that zero, a bool or a float is refused the same way everywhere.
+    """
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                              or value < 1):
+        raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+    return value

@@ -7,8 +7,8 @@ that a vocabulary is never learned from words split another way. Counting is a m
 one block of a file) and a reduce (sum the partial counts); memory grows with the number
 of distinct words, not with the size of the corpus.
 
-Engines: ``"local"`` (processes on this machine, ``num_proc``) and ``"dask"``
-(``dask.distributed``, see ``dask_engine``).
+Engines: ``"local"`` (processes on this machine, ``num_proc``, here) and ``"dask"``
+(``dask.distributed``, see ``dask_engine``); both run the tasks of ``count_tasks``.
 
 Not handled here: learning a vocabulary (``learners``); pipelines whose objects cannot be
 pickled when processes are spawned rather than forked (only the BERT stages are rebuilt
@@ -21,6 +21,7 @@ import hashlib
 import itertools
 import json
 import multiprocessing
+import numbers
 import os
 import re
 import sys
@@ -28,18 +29,19 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-from ..errors import FormatError, PipelineMismatchError
+from ..errors import FormatError, PipelineMismatchError, check_thread_count
 from ..fast.word_encoder import word_splitter
 from ..formats.atomic import atomic_write_text
 from ..pipeline.normalizers import BertNormalizer
 from ..pipeline.pre_tokenizers import BertPreTokenizer
-from .sources import Block, TextStream, block_lines, plan
+from .count_tasks import Meter, run_task, tasks
+from .learners.common import checked_word_count
+from .sources import plan
 
 __all__ = ["WordCounts", "count_words", "pipeline_fingerprint", "PipelineMismatchError"]
 
 ENGINES = ("local", "dask")
 DEFAULT_BLOCKSIZE = 8 << 20
-BATCH_CHARS = 1 << 20  # texts of a stream are sent to workers in batches of this size
 FORMAT_VERSION = 1
 
 
@@ -289,17 +291,12 @@ def _parse_header(path: str, line: str) -> dict | None:
 
 
 def _checked_counts(counts) -> dict[str, int]:
+    """Sum the items of ``counts``, each checked, refusing counts that are not whole."""
     items = counts.items() if isinstance(counts, Mapping) else counts
     out: dict[str, int] = {}
     for index, item in enumerate(items):
-        try:
-            word, count = item
-        except (TypeError, ValueError):
-            raise TypeError(f"counts item {index} is {item!r}, not a (word, count) "
-                            "pair") from None
-        if not isinstance(word, str):
-            raise TypeError(f"counts item {index}: word {word!r} is not a str")
-        if isinstance(count, bool) or not hasattr(count, "__index__") or count < 0:
+        word, count = checked_word_count(index, item)
+        if not isinstance(count, numbers.Integral) or count < 0:
             raise ValueError(f"count of {word!r} must be an integer >= 0, not {count!r}")
         out[word] = out.get(word, 0) + int(count)
     return out
@@ -327,8 +324,7 @@ def count_words(source, *, normalizer=None, pre_tokenizer=None, num_proc: int | 
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
-    if num_proc is not None and num_proc < 1:
-        raise ValueError(f"num_proc must be >= 1, not {num_proc}")
+    check_thread_count(num_proc, "num_proc")
     if blocksize < 1:
         raise ValueError(f"blocksize must be >= 1, not {blocksize}")
     pipeline = Pipeline(normalizer, pre_tokenizer)
@@ -342,83 +338,16 @@ def count_words(source, *, normalizer=None, pre_tokenizer=None, num_proc: int | 
     return WordCounts(counts, pipeline=pipeline.config)
 
 
-def count_block(block: Block, pipeline: Pipeline) -> Counter:
-    """Count the words of one block of a file (the map step; runs in a worker)."""
-    return count_lines(block_lines(block), pipeline)
-
-
-def count_lines(texts: Iterable[str], pipeline: Pipeline) -> Counter:
-    """Count the words of some texts, each split as a whole."""
-    words, counter, buffer = pipeline.words, Counter(), []
-    for text in texts:
-        if text:
-            buffer += words(text)
-            if len(buffer) >= 65536:
-                counter.update(buffer)
-                buffer.clear()
-    counter.update(buffer)
-    return counter
-
-
-def merge_partials(*partials: Counter) -> Counter:
-    """Sum partial counts (the reduce step)."""
-    total = Counter()
-    for partial in partials:
-        total.update(partial)
-    return total
-
-
-def tasks(units) -> Iterator[tuple[str, object, int]]:
-    """Yield ("block", Block, bytes) and ("texts", [text, ...], chars) units of work."""
-    for unit in units:
-        if isinstance(unit, Block):
-            yield "block", unit, unit.size
-            continue
-        batch, size = [], 0
-        for text in unit:
-            batch.append(text)
-            size += len(text)
-            if size >= BATCH_CHARS:
-                yield "texts", batch, size
-                batch, size = [], 0
-        if batch:
-            yield "texts", batch, size
-
-
-def run_task(kind: str, payload, pipeline: Pipeline) -> Counter:
-    """Count one unit of work from ``tasks``."""
-    if kind == "block":
-        return count_block(payload, pipeline)
-    return count_lines(payload, pipeline)
-
-
 # ---------------------------------------------------------------- local engine
 
 
-class _Meter:
-    """Report bytes done of the known total to a progress callable."""
-
-    def __init__(self, units, progress):
-        self.progress = progress
-        self.total = sum(u.size for u in units if isinstance(u, Block))
-        self.total = None if any(isinstance(u, TextStream) for u in units) else self.total
-        self.done = 0
-        self.words = 0
-
-    def add(self, size: int, partial: Counter) -> None:
-        self.done += size
-        self.words += sum(partial.values())
-        if self.progress is not None:
-            self.progress("count", done=self.done, total=self.total, words=self.words)
-
-
 def _count_local(units, pipeline: Pipeline, num_proc: int, progress) -> Counter:
-    meter = _Meter(units, progress)
+    meter = Meter(units, progress)
     work = tasks(units)
     first = next(work, None)
     second = next(work, None) if first is not None else None
     if second is None or num_proc == 1:
-        total = Counter()
+        total: Counter[str] = Counter()
         for kind, payload, size in itertools.chain(filter(None, (first, second)), work):
             partial = run_task(kind, payload, pipeline)
             meter.add(size, partial)
@@ -429,13 +358,13 @@ def _count_local(units, pipeline: Pipeline, num_proc: int, progress) -> Counter:
 
 def _count_in_pool(head, work, pipeline, num_proc, meter) -> Counter:
     """Run tasks in ``num_proc`` processes, at most two per process in flight."""
-    total = Counter()
+    total: Counter[str] = Counter()
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux")
                                           else "spawn")
     with ProcessPoolExecutor(num_proc, mp_context=context, initializer=_init_worker,
                              initargs=(pipeline,)) as pool:
         pending = {}
-        queue = iter([*head, *work])
+        queue = itertools.chain(head, work)  # lazily: a stream may be long
         try:
             for kind, payload, size in queue:
                 pending[pool.submit(_worker_task, kind, payload)] = size
@@ -449,7 +378,7 @@ def _count_in_pool(head, work, pipeline, num_proc, meter) -> Counter:
     return total
 
 
-def _collect(pending: dict, total: Counter, meter: _Meter) -> None:
+def _collect(pending: dict, total: Counter, meter: Meter) -> None:
     done, _ = wait(pending, return_when=FIRST_COMPLETED)
     for future in done:
         partial = future.result()

@@ -188,8 +188,9 @@ def test_bad_options():
     """Unknown engine, bad num_proc and non-text items are refused by name."""
     with pytest.raises(ValueError, match="engine"):
         count_words(iter(["a"]), engine="spark")
-    with pytest.raises(ValueError, match="num_proc"):
-        count_words(iter(["a"]), num_proc=0)
+    for bad in (0, -1, True, 2.5):
+        with pytest.raises(ValueError, match="num_proc must be a positive integer"):
+            count_words(iter(["a"]), num_proc=bad)
     with pytest.raises(TypeError, match="item 1"):
         count_words(iter(["a", 3]))
     with pytest.raises(TypeError, match="WordCounts"):
@@ -312,6 +313,18 @@ def test_word_counts_validate_input():
         WordCounts({"a": 1.5})
     with pytest.raises(TypeError, match="not a str"):
         WordCounts([(1, 2)])
+
+
+@pytest.mark.parametrize("item", [("a",), ("a", "3"), (3, 1), ("a", True)], ids=repr)
+def test_word_counts_and_learners_refuse_an_item_alike(item):
+    """WordCounts and the learners share one check: same error, same message."""
+    from wordpieces.learn.learners.top_down import learn_top_down
+
+    with pytest.raises(TypeError) as ours:
+        WordCounts([("ok", 1), item])
+    with pytest.raises(TypeError) as learner:
+        learn_top_down([("ok", 1), item], 10, [])
+    assert str(ours.value) == str(learner.value) and "counts item 1" in str(ours.value)
 
 
 def test_iteration_and_most_common_are_canonical():

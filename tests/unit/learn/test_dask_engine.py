@@ -5,6 +5,7 @@ import pytest
 from tests.shared_data import corpus_lines, shared_path
 from wordpieces.errors import FormatError
 from wordpieces.learn.counting import count_words
+from wordpieces.learn.dask_engine import connect
 from wordpieces.pipeline.normalizers import BertNormalizer
 from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer
 
@@ -72,3 +73,33 @@ def test_dask_starts_a_local_cluster_when_no_scheduler(corpus_slice):
     got = count_words(str(corpus_slice / "en.txt"), engine="dask", num_proc=2,
                       blocksize=40_000)
     assert got == count_words(str(corpus_slice / "en.txt"), num_proc=1)
+
+
+def test_connect_leaves_a_given_client_open(client):
+    """A Client passed in is used as it is and still works after the block."""
+    with connect(client) as got:
+        assert got is client
+    assert client.submit(sum, [1, 2]).result() == 3
+
+
+def test_connect_by_address_closes_its_own_client(client):
+    """An address opens a new client for the block and closes it at the end."""
+    with connect(client.scheduler.address) as got:
+        assert got is not client and got.submit(sum, [2, 3]).result() == 5
+    assert got.status == "closed"
+
+
+def test_connect_starts_single_threaded_workers_and_stops_them():
+    """No scheduler: a LocalCluster of num_proc one-thread workers, closed at the end."""
+    with connect(None, num_proc=2) as got:
+        workers = got.scheduler_info()["workers"].values()
+        assert sorted(w["nthreads"] for w in workers) == [1, 1]
+        cluster = got.cluster
+    assert got.status == "closed" and cluster.status.name == "closed"
+
+
+def test_connect_refuses_a_bad_num_proc():
+    """num_proc follows the one thread-count rule, before any cluster starts."""
+    with pytest.raises(ValueError, match="num_proc must be a positive integer"), \
+            connect(None, num_proc=0):
+        pass

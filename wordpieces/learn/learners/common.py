@@ -27,16 +27,20 @@ def ordered_pairs(counts) -> list[tuple[str, int]]:
         raise TypeError("counts must be a WordCounts, a dict or (word, count) pairs, "
                         f"not a {type(counts).__name__}")
     if isinstance(counts, Mapping):
-        pairs = [_checked(i, item) for i, item in enumerate(counts.items())]
+        pairs = [checked_word_count(i, item) for i, item in enumerate(counts.items())]
         return sorted(pairs, key=lambda pair: (-pair[1], pair[0]))
     if not isinstance(counts, Iterable):
         raise TypeError("counts must be a WordCounts, a dict or (word, count) pairs, "
                         f"not a {type(counts).__name__}")
-    return [_checked(i, item) for i, item in enumerate(counts)]
+    return [checked_word_count(i, item) for i, item in enumerate(counts)]
 
 
-def _checked(index: int, item) -> tuple[str, int]:
-    """Check one ``(word, count)`` pair, naming its position when it is wrong."""
+def checked_word_count(index: int, item) -> tuple[str, numbers.Real]:
+    """Unpack one ``(word, count)`` item, naming its position when it is wrong.
+
+    The one check of a counts item, shared by ``WordCounts`` and the learners, so that
+    every way in refuses the same items with the same message.
+    """
     try:
         word, count = item
     except (TypeError, ValueError):
