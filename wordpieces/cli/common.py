@@ -1,11 +1,13 @@
-"""Helpers every subcommand shares: input errors, reading lines, atomic outputs, options.
+"""Helpers every subcommand shares: input errors, checked inputs, atomic outputs, options.
 
 A command-line user needs three things from these: an error that names the file, line or
-value at fault (``CLIError``, exit status 2); input read as a stream, so files larger than
-memory pass through a pipe; and outputs that appear only when complete (``atomic_output``),
-so an interrupted run never leaves a truncated file that looks finished.
+value at fault (``CLIError``, exit status 2); inputs checked before work starts; and
+outputs that appear only when complete (``atomic_output``), so an interrupted run never
+leaves a truncated file that looks finished.
 
-Not handled here: the subcommands themselves, progress display (``wordpieces.learn.progress``).
+Not handled here: the subcommands themselves; reading lines (``formats.lines``, which
+names the file and line of bad UTF-8 itself); the atomic writing itself
+(``formats.atomic``); progress display (``wordpieces.learn.progress``).
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
-from collections.abc import Iterator
 
 from ..errors import WordpiecesError
+from ..formats.atomic import AtomicFile
 
 SHARED_ENV = "WORDPIECES_SHARED"
+# Lines handled per batch (encode, decode, inspect): enough for the native backend's
+# threads to share, few enough that a pipe's first answers come soon and memory stays small.
+BATCH_LINES = 2000
 
 
 class CLIError(WordpiecesError):
@@ -27,51 +31,6 @@ class CLIError(WordpiecesError):
 
 
 # ---------------------------------------------------------------- reading input
-
-
-class LineReader:
-    """Iterate ``(source, line number, text)`` over files ('-' is stdin), counting bytes.
-
-    Lines are decoded one by one so that bad UTF-8 is reported with its line; the line
-    ending (``\\n`` or ``\\r\\n``) and a UTF-8 byte-order mark at the start are dropped.
-    ``bytes_read`` grows as lines are read (for progress and ETA).
-    """
-
-    def __init__(self, paths: list[str]):
-        self.paths = list(paths) or ["-"]
-        self.bytes_read = 0
-
-    def __iter__(self) -> Iterator[tuple[str, int, str]]:
-        for path in self.paths:
-            with open_binary(path) as f:
-                yield from self._decoded(f, "<stdin>" if path == "-" else path)
-
-    def _decoded(self, f, source: str) -> Iterator[tuple[str, int, str]]:
-        for number, raw in enumerate(f, start=1):
-            self.bytes_read += len(raw)
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            if raw.endswith(b"\n"):
-                raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
-            try:
-                yield source, number, raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise CLIError(f"{source}:{number}: not valid UTF-8 ({e.reason} at byte "
-                               f"{e.start} of the line)") from None
-
-
-@contextlib.contextmanager
-def open_binary(path: str):
-    """Open ``path`` for reading bytes, '-' meaning stdin, with a one-line error."""
-    if path == "-":
-        yield sys.stdin.buffer
-        return
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise CLIError(f"{path}: cannot read: {e.strerror}") from None
-    with f:
-        yield f
 
 
 def input_size(paths: list[str]) -> int | None:
@@ -102,39 +61,24 @@ def check_inputs(paths: list[str]) -> None:
 def atomic_output(path: str | None, *, binary: bool = False):
     """Yield a file that replaces ``path`` only when the block finishes without error.
 
-    ``None`` or '-' is stdout (not atomic, by nature). The temporary file lives beside
-    ``path`` (same file system, so the final rename is atomic) and is removed on error.
+    ``None`` or '-' is stdout (not atomic, by nature); any other path is written through
+    ``formats.atomic.AtomicFile`` (temporary beside it, removed on error).
     """
     if path in (None, "-"):
         stream = sys.stdout.buffer if binary else sys.stdout
         yield stream
         stream.flush()
         return
+    check_output_parent(path)
+    with AtomicFile(path, binary=binary) as f:
+        yield f
+
+
+def check_output_parent(path: str) -> None:
+    """Fail naming ``path`` when the directory it would be written into is missing."""
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise CLIError(f"{path}: the directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
-                               suffix=".tmp")
-    try:
-        default_permissions(fd)
-        mode = "wb" if binary else "w"
-        kwargs = {} if binary else {"encoding": "utf-8", "newline": "\n"}
-        with os.fdopen(fd, mode, **kwargs) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def default_permissions(fd: int) -> None:
-    """Give a temporary file the mode a plain ``open`` would (mkstemp makes it 0600)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    os.fchmod(fd, 0o666 & ~mask)
 
 
 def check_output_dir(path: str) -> None:

@@ -5,24 +5,32 @@ per input line (``ids``, ``tokens`` or ``jsonl``), or appends to a flat ``.npy``
 with an index of line starts; ``decode``/``detokenize`` turn lines of ids back into text.
 Input is read in batches, so a file larger than memory streams through a pipe.
 
-Not handled here: many files on a cluster (``cli.distributed``), pairs of sequences,
-padding (one line per sequence needs none).
+Not handled here: many files on a cluster (``cli.distributed``), the output formats
+(``cli.sinks``), reading lines (``formats.lines``: BOM, CRLF, ``.gz/.bz2/.xz``, bad
+UTF-8 named by file and line), pairs of sequences, padding (one line per sequence needs
+none).
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
-import json
 import sys
 
-from .common import CLIError, LineReader, atomic_output, check_inputs, input_size, positive_int
+from ..formats.lines import LineReader
+from .common import (
+    BATCH_LINES,
+    CLIError,
+    atomic_output,
+    check_inputs,
+    input_size,
+    positive_int,
+)
+from .distributed import run_distributed_encode
 from .loading import add_tokenizer_option, load_tokenizer
-from .npy import NpyWriter, index_path
 from .progress import make_progress
+from .sinks import NpySink, TextSink, encode_batches
 
 FORMATS = ("ids", "tokens", "jsonl", "npy")
-BATCH_LINES = 2000
 
 ENCODE_EXAMPLES = """\
 examples:
@@ -121,7 +129,6 @@ def run_encode(args: argparse.Namespace) -> int:
     check_inputs(args.inputs)
     tok = prepare_tokenizer(args)
     if args.engine == "dask":
-        from .distributed import run_distributed_encode
         return run_distributed_encode(args, tok)
     if args.format == "npy" and args.output in (None, "-"):
         raise CLIError("--format npy needs -o FILE.npy (a .npy array cannot go to a pipe)")
@@ -153,87 +160,19 @@ def prepare_tokenizer(args: argparse.Namespace):
 
 def encode_lines(tok, reader: LineReader, sink, args, progress) -> tuple[int, int]:
     """Encode every line of ``reader`` into ``sink`` in batches; return (lines, tokens)."""
-    batch_size = 1 if _interactive(args.inputs) else BATCH_LINES
-    lines = tokens = 0
-    rows = iter(reader)
-    while True:
-        batch = [text for _, _, text in itertools.islice(rows, batch_size)]
-        if not batch:
-            return lines, tokens
-        tokens += sink.add(tok, batch, args.add_special_tokens, args.num_threads)
-        lines += len(batch)
+    def report(lines: int, tokens: int) -> None:
         progress.update(done=reader.bytes_read, lines=lines, tokens=tokens)
+
+    return encode_batches(tok, (text for _, _, text in reader), sink,
+                          add_special_tokens=args.add_special_tokens,
+                          num_threads=args.num_threads,
+                          batch_lines=1 if _interactive(args.inputs) else BATCH_LINES,
+                          after_batch=report)
 
 
 def _interactive(paths: list[str]) -> bool:
     """Reading a terminal: answer line by line instead of waiting for a full batch."""
     return (not paths or paths == ["-"]) and sys.stdin.isatty()
-
-
-class TextSink:
-    """Write ``ids``, ``tokens`` or ``jsonl`` lines to a text stream."""
-
-    def __init__(self, out, fmt: str):
-        self.out = out
-        self.format = fmt
-        self._tokens: list[str] | None = None  # id -> token, for the tokens format
-
-    def add(self, tok, texts: list[str], add_special_tokens: bool, num_threads) -> int:
-        if self.format in ("ids", "tokens"):
-            rows = tok.encode_batch_ids(texts, add_special_tokens=add_special_tokens,
-                                        num_threads=num_threads)
-            self.out.write("".join(self._line(tok, ids) + "\n" for ids in rows))
-            return sum(map(len, rows))
-        encodings = tok.encode_batch(texts, add_special_tokens=add_special_tokens,
-                                     num_threads=num_threads)
-        self.out.write("".join(_format_encoding(e, self.format) + "\n" for e in encodings))
-        return sum(map(len, encodings))
-
-
-    def _line(self, tok, ids: list[int]) -> str:
-        if self.format == "ids":
-            return " ".join(map(str, ids))
-        if self._tokens is None:  # the fast ids path, then a table lookup per id
-            self._tokens = [tok.id_to_token(i) for i in range(tok.vocab_size)]
-        return " ".join(self._tokens[i] for i in ids)
-
-
-def _format_encoding(enc, fmt: str) -> str:
-    return json.dumps({"ids": enc.ids, "tokens": enc.tokens,
-                       "offsets": [list(o) for o in enc.offsets]},
-                      ensure_ascii=False, separators=(",", ":"))
-
-
-class NpySink:
-    """Append ids to ``OUT.npy`` and line starts to ``OUT.idx.npy``; both appear at the end."""
-
-    def __init__(self, path: str, vocab_size: int):
-        dtype = "uint16" if vocab_size <= 1 << 16 else "uint32"
-        self.ids = NpyWriter(path, dtype)
-        self.index = NpyWriter(index_path(path), "int64")
-
-    def add(self, tok, texts: list[str], add_special_tokens: bool, num_threads) -> int:
-        rows = tok.encode_batch_ids(texts, add_special_tokens=add_special_tokens,
-                                    num_threads=num_threads)
-        starts, position = [], self.ids.length
-        for ids in rows:
-            starts.append(position)
-            position += len(ids)
-        self.index.extend(starts)
-        self.ids.extend(itertools.chain.from_iterable(rows))
-        return position - starts[0] if starts else 0
-
-    def __enter__(self) -> NpySink:
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is not None:
-            self.ids.abort()
-            self.index.abort()
-            return
-        self.index.extend([self.ids.length])
-        self.index.close()  # the index first: a finished ids file implies a finished index
-        self.ids.close()
 
 
 # ---------------------------------------------------------------- decode / detokenize

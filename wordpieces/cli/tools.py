@@ -17,7 +17,8 @@ import os
 import sys
 
 from ..errors import require
-from .common import CLIError, LineReader, check_inputs, input_size, positive_int
+from ..formats.lines import LineReader
+from .common import BATCH_LINES, CLIError, check_inputs, input_size, positive_int
 from .loading import add_tokenizer_option, load_artifact, load_tokenizer
 from .progress import make_progress
 
@@ -174,7 +175,7 @@ def _feed(stats, args: argparse.Namespace) -> None:
     rows = iter(reader)
     with make_progress(args, "inspect", total=input_size(args.corpus)) as progress:
         while True:
-            batch = [text for _, _, text in itertools.islice(rows, 2000)]
+            batch = [text for _, _, text in itertools.islice(rows, BATCH_LINES)]
             if not batch:
                 return
             stats.add(batch, num_threads=args.num_threads)

@@ -5,26 +5,21 @@ fsspec URL (``s3://…``, ``gs://…``, needs ``fsspec``), a list or tuple of th
 other iterable of texts. Files may be ``.gz``, ``.bz2`` or ``.xz``. A plain file is cut
 into byte ranges (``Block``) that any process can read on its own: a line belongs to the
 block in which it starts, so blocks never split or repeat a line. Compressed files and
-stdin are read from the start, one block each. Files are UTF-8 (a BOM is skipped);
-lines lose their ``\\n`` or ``\\r\\n``.
+stdin are read from the start, one block each.
 
-Not handled here: what is done with the lines (``counting``); encodings other than UTF-8.
+Not handled here: what is done with the lines (``count_tasks``); how a file is read as
+lines (BOM, line ends, compression, bad UTF-8: ``formats.lines``).
 """
 
 from __future__ import annotations
 
 import glob
 import os
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from ..errors import FormatError, require
-
-COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
-READ_SIZE = 1 << 20
-STDIN = "-"
-_BOM = b"\xef\xbb\xbf"
+from ..errors import require
+from ..formats.lines import STDIN, TextLines, compression_of
 
 
 @dataclass(frozen=True)
@@ -114,7 +109,7 @@ def resolve_path(path) -> list[str]:
 
 def _files_under(directory: str) -> list[str]:
     """Every regular, non-hidden file below ``directory``, sorted by path."""
-    found = []
+    found: list[str] = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found.extend(os.path.join(root, f) for f in files if not f.startswith("."))
@@ -134,7 +129,7 @@ def _resolve_url(url: str) -> list[str]:
 
 def file_blocks(path: str, blocksize: int) -> list[Block]:
     """Cut a file into byte ranges of about ``blocksize``; compressed files stay whole."""
-    compression = COMPRESSIONS.get(os.path.splitext(path)[1].lower())
+    compression = compression_of(path)
     size = _size(path)
     if compression or size <= blocksize:
         return [Block(path, 0, None, compression, size)]
@@ -156,94 +151,9 @@ def _size(path: str) -> int:
 
 def block_lines(block: Block) -> Iterator[str]:
     """Yield the lines of ``block``, decoded, without line terminators."""
-    with _open(block) as f:
-        yield from _lines(block, f, _seek_first_line(f, block.start))
+    return iter(TextLines(block.path, block.start, block.end))
 
 
 def stdin_lines() -> Iterator[str]:
     """Yield the lines of standard input (read as UTF-8 bytes), without terminators."""
-    yield from _lines(Block("<stdin>"), sys.stdin.buffer, 0)
-
-
-def _lines(block: Block, f, pos: int) -> Iterator[str]:
-    lines_before = 0 if pos == 0 else None  # known when reading from the file's start
-    for data, offset in _chunks(f, pos, block.end):
-        text = _decode(block, data, offset, lines_before)
-        if lines_before is not None:
-            lines_before += data.count(b"\n")
-        yield from split_lines(text)
-
-
-def split_lines(text: str) -> list[str]:
-    r"""Split ``text`` at ``\n`` only, dropping a ``\r`` before it; a final ``\n`` ends a line.
-
-    Only ``\n`` ends a line (as in the CLI's reader), so a form feed, U+2028 or a lone
-    ``\r`` stays inside its line. A chunk ends with ``\n`` unless it is the end of the
-    file, so the piece after the last ``\n`` is either empty (no line) or a last line
-    without a newline, whose trailing ``\r`` is text, not a line ending.
-
-    >>> split_lines("a\r\nb\n\nc\r")
-    ['a', 'b', '', 'c\r']
-    """
-    lines = text.split("\n")
-    last = lines.pop()
-    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    if last:
-        lines.append(last)
-    return lines
-
-
-def _open(block: Block):
-    if block.is_url:
-        fsspec = require("fsspec", "dask")
-        return fsspec.open(block.path, "rb", compression=block.compression).open()
-    if block.compression == "gzip":
-        import gzip
-        return gzip.open(block.path, "rb")
-    if block.compression == "bz2":
-        import bz2
-        return bz2.open(block.path, "rb")
-    if block.compression == "xz":
-        import lzma
-        return lzma.open(block.path, "rb")
-    return open(block.path, "rb")
-
-
-def _seek_first_line(f, start: int) -> int:
-    """Position ``f`` at the first line starting at or after byte ``start``."""
-    if start <= 0:
-        return 0
-    f.seek(start - 1)
-    return start - 1 + len(f.readline())
-
-
-def _chunks(f, pos: int, end: int | None) -> Iterator[tuple[bytes, int]]:
-    """Yield (bytes, file offset) pieces ending on a line boundary, up to ``end``."""
-    while end is None or pos < end:
-        want = READ_SIZE if end is None else min(READ_SIZE, end - pos)
-        data = f.read(want)
-        if not data:
-            return
-        if not data.endswith(b"\n"):
-            data += f.readline()  # the last line started inside the range: finish it
-        if pos == 0 and data.startswith(_BOM):
-            data, pos = data[3:], 3
-        yield data, pos
-        pos += len(data)
-
-
-def _decode(block: Block, data: bytes, offset: int, lines_before: int | None) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if lines_before is None:
-            lines_before = _count_newlines(block, offset)
-        line = lines_before + data[:e.start].count(b"\n") + 1
-        raise FormatError(f"{block.path}:{line}: not valid UTF-8 "
-                          f"(byte {offset + e.start}: {e.reason})") from None
-
-
-def _count_newlines(block: Block, offset: int) -> int:
-    """Lines before byte ``offset`` of a plain file (read again, only to report an error)."""
-    with _open(block) as f:
-        return f.read(offset).count(b"\n")
+    return iter(TextLines(STDIN))

@@ -1,4 +1,8 @@
-"""Sources read back exactly the file's lines, whatever the chunk and block sizes."""
+"""Sources cut files into blocks that read back exactly the file's lines, whatever the sizes.
+
+How a file is read as lines (BOM, line ends, compression, bad UTF-8) is tested with the
+reader itself, in tests/unit/formats/test_lines.py.
+"""
 
 import gzip
 import io
@@ -9,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.shared_data import shared_path
-from wordpieces.learn import sources
-from wordpieces.learn.sources import Block, block_lines, file_blocks, stdin_lines
+from wordpieces.formats import lines as line_reader
+from wordpieces.learn.sources import Block, block_lines, file_blocks, plan, stdin_lines
 
 # Characters that end a line elsewhere (\r, U+2028, \x0b, \x1c, \x85) must stay inside one.
 TEXT = st.text(st.sampled_from("ab é\n\r\u2028\x0b\x1c\x85字"), max_size=80)
@@ -28,41 +32,9 @@ def reference_lines(text: str) -> list[str]:
 
 def read_all(path, *, read_size: int, blocksize: int | None = None) -> list[str]:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(sources, "READ_SIZE", read_size)
+        mp.setattr(line_reader, "READ_SIZE", read_size)
         blocks = [Block(str(path))] if blocksize is None else file_blocks(str(path), blocksize)
         return [line for block in blocks for line in block_lines(block)]
-
-
-def test_no_empty_line_at_chunk_boundaries(tmp_path):
-    """Lines that fill several chunks come back without extra empty lines between them."""
-    path = tmp_path / "f.txt"
-    path.write_bytes(b"one\ntwo\r\nthree\n")
-    assert read_all(path, read_size=4) == ["one", "two", "three"]
-
-
-def test_last_line_without_newline(tmp_path):
-    """A final line with no newline is kept, and a trailing newline adds no empty line."""
-    (tmp_path / "a.txt").write_bytes(b"x\ny")
-    (tmp_path / "b.txt").write_bytes(b"x\ny\n")
-    assert read_all(tmp_path / "a.txt", read_size=1 << 20) == ["x", "y"]
-    assert read_all(tmp_path / "b.txt", read_size=1 << 20) == ["x", "y"]
-
-
-def test_line_longer_than_a_chunk(tmp_path):
-    """A line many times the chunk size comes back whole."""
-    path = tmp_path / "long.txt"
-    long = "é" * 500 + "\r" + "z" * 300
-    path.write_bytes(f"a\n{long}\r\nb".encode())
-    assert read_all(path, read_size=7) == ["a", long, "b"]
-
-
-@settings(max_examples=150, deadline=None)
-@given(text=TEXT, read_size=st.integers(1, 16), bom=st.booleans())
-def test_any_chunk_size_gives_the_file_lines(tmp_path_factory, text, read_size, bom):
-    """For any text and chunk size, the lines equal Python's '\\n'-only line reading."""
-    path = tmp_path_factory.mktemp("chunks") / "f.txt"
-    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
-    assert read_all(path, read_size=read_size) == reference_lines(text)
 
 
 @settings(max_examples=150, deadline=None)
@@ -85,15 +57,16 @@ def test_real_corpus_with_bom_and_crlf(tmp_path):
     assert read_all(path, read_size=97) == expected
 
 
-def test_compressed_file_lines(tmp_path):
-    """A .gz file gives the same lines as the plain text, across chunk boundaries."""
+def test_compressed_file_is_one_block_of_its_lines(tmp_path):
+    """A .gz file larger than the block size stays one block and gives its text's lines."""
     text = "alpha\r\nbeta\n\ngamma"
     path = tmp_path / "f.txt.gz"
     with gzip.open(path, "wb") as f:
         f.write(text.encode())
-    block, = file_blocks(str(path), 1 << 20)
+    block, = file_blocks(str(path), 4)
+    assert (block.start, block.end, block.compression) == (0, None, "gzip")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(sources, "READ_SIZE", 3)
+        mp.setattr(line_reader, "READ_SIZE", 3)
         assert list(block_lines(block)) == ["alpha", "beta", "", "gamma"]
 
 
@@ -101,5 +74,12 @@ def test_stdin_lines(monkeypatch):
     """Standard input is read as UTF-8 bytes into exactly its lines."""
     stdin = io.TextIOWrapper(io.BytesIO(b"un\r\ndeux\n\ntrois\r"), encoding="utf-8")
     monkeypatch.setattr(sys, "stdin", stdin)
-    monkeypatch.setattr(sources, "READ_SIZE", 2)
+    monkeypatch.setattr(line_reader, "READ_SIZE", 2)
     assert list(stdin_lines()) == ["un", "deux", "", "trois\r"]
+
+
+def test_stdin_is_planned_as_a_stream_read_here(monkeypatch):
+    """'-' becomes a stream of texts read by the calling process, not a block for workers."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a b\nc\n")))
+    unit, = plan("-", blocksize=10)
+    assert not isinstance(unit, Block) and list(unit) == ["a b", "c"]

@@ -1,0 +1,210 @@
+r"""Read UTF-8 text files as lines: the one reader of every path that reads lines.
+
+Counting (``learn.sources``), the command line's ``encode``/``decode``/``inspect`` and the
+distributed ``encode`` all read their input here, so a file reads the same everywhere:
+
+- ``"-"`` is standard input (read as bytes, named ``<stdin>`` in errors);
+- ``.gz``, ``.bz2`` and ``.xz`` files are decompressed; ``scheme://`` URLs are opened
+  with ``fsspec`` (an optional dependency);
+- a UTF-8 byte-order mark at the start of the file is dropped;
+- only ``\n`` ends a line, and a ``\r`` just before it goes with it; a lone ``\r``, a
+  form feed or U+2028 stays inside its line, and so does the ``\r`` of a last line
+  that has no ``\n``;
+- bytes that are not UTF-8 raise ``FormatError`` naming the file and the line;
+- a plain file can be read as byte ranges (``TextLines(path, start, end)``): a line
+  belongs to the range in which its first byte lies, so ranges that tile a file give
+  each of its lines exactly once, whatever the ranges and the read size.
+
+The file is read in chunks of about ``READ_SIZE`` bytes that end on a line boundary and
+are decoded at once (fast), but a chunk never waits for more input than one line, so a
+pipe is answered line by line as it arrives.
+
+Not handled here: encodings other than UTF-8; finding files (globs, directories: see
+``learn.sources``); byte ranges of compressed files or of standard input (read whole).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+
+from ..errors import FormatError, require
+
+STDIN = "-"
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
+READ_SIZE = 1 << 20
+BOM = b"\xef\xbb\xbf"
+
+
+def compression_of(path: str) -> str | None:
+    """The compression a file name says (``"gzip"``, ``"bz2"``, ``"xz"``), else None."""
+    return COMPRESSIONS.get(os.path.splitext(path)[1].lower())
+
+
+def display_name(path: str) -> str:
+    """How errors name ``path``: ``<stdin>`` for ``"-"``."""
+    return "<stdin>" if path == STDIN else path
+
+
+class TextLines:
+    """The decoded lines of one file, or of the byte range ``[start, end)`` of a plain file.
+
+    Iterating reads the file again from the start of the range. ``bytes_read`` tells how
+    many bytes of the file as stored (compressed bytes for a compressed file) have been
+    read so far, for progress.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> _ = open(path, "wb").write(b"\\xef\\xbb\\xbfone\\r\\ntwo\\n\\nthree")
+    >>> list(TextLines(path))
+    ['one', 'two', '', 'three']
+    """
+
+    def __init__(self, path: str | os.PathLike, start: int = 0, end: int | None = None):
+        self.path = os.fspath(path)
+        self.name = display_name(self.path)
+        self.compression = None if self.path == STDIN else compression_of(self.path)
+        if (start > 0 or end is not None) and (self.path == STDIN or self.compression):
+            raise ValueError(f"{self.name}: standard input and compressed files are read "
+                             "whole, not by byte range")
+        self.start, self.end = start, end
+        self.bytes_read = 0
+
+    def __iter__(self) -> Iterator[str]:
+        self.bytes_read = 0
+        with _open(self.path, self.compression) as (stream, raw):
+            pos = _seek_first_line(stream, self.start)
+            lines_before = 0 if pos == 0 else None  # known when reading from the start
+            for data, offset in _chunks(stream, pos, self.end):
+                text = self._decode(data, offset, lines_before)
+                if lines_before is not None:
+                    lines_before += data.count(b"\n")
+                self.bytes_read = _stored_position(raw, offset + len(data)) - self.start
+                yield from split_lines(text)
+
+    def _decode(self, data: bytes, offset: int, lines_before: int | None) -> str:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            if lines_before is None:
+                lines_before = self._newlines_before(offset)
+            line = lines_before + data[:e.start].count(b"\n") + 1
+            raise FormatError(f"{self.name}:{line}: not valid UTF-8 "
+                              f"(byte {offset + e.start}: {e.reason})") from None
+
+    def _newlines_before(self, offset: int) -> int:
+        """Line ends before byte ``offset`` (read again, only to report an error)."""
+        with _open(self.path, self.compression) as (stream, _):
+            return stream.read(offset).count(b"\n")
+
+
+class LineReader:
+    """Iterate ``(name, line number, text)`` over files one after another ('-' is stdin).
+
+    ``bytes_read`` grows as lines are read, over all the files (for progress and ETA).
+    """
+
+    def __init__(self, paths: list[str]):
+        self.paths = list(paths) or [STDIN]
+        self._done = 0  # bytes of the files already finished
+        self._current: TextLines | None = None
+
+    @property
+    def bytes_read(self) -> int:
+        return self._done + (self._current.bytes_read if self._current is not None else 0)
+
+    def __iter__(self) -> Iterator[tuple[str, int, str]]:
+        for path in self.paths:
+            self._current = lines = TextLines(path)
+            for number, text in enumerate(lines, start=1):
+                yield lines.name, number, text
+            self._done += lines.bytes_read
+            self._current = None
+
+
+def split_lines(text: str) -> list[str]:
+    r"""Split ``text`` at ``\n`` only, dropping a ``\r`` before it; a final ``\n`` ends a line.
+
+    A chunk ends with ``\n`` unless it is the end of the file, so the piece after the
+    last ``\n`` is either empty (no line) or a last line without a newline, whose
+    trailing ``\r`` is text, not a line ending.
+
+    >>> split_lines("a\r\nb\n\nc\r")
+    ['a', 'b', '', 'c\r']
+    """
+    lines = text.split("\n")
+    last = lines.pop()
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    if last:
+        lines.append(last)
+    return lines
+
+
+@contextlib.contextmanager
+def _open(path: str, compression: str | None):
+    """Yield (stream of the file's bytes, the stored file under it or None)."""
+    if path == STDIN:
+        yield sys.stdin.buffer, None
+        return
+    if "://" in path:
+        fsspec = require("fsspec", "dask")
+        with fsspec.open(path, "rb", compression=compression) as stream:
+            yield stream, None
+        return
+    with open(path, "rb") as raw:
+        if compression is None:
+            yield raw, raw
+            return
+        with _decompressor(compression, raw) as stream:
+            yield stream, raw
+
+
+def _decompressor(compression: str, raw):
+    if compression == "gzip":
+        import gzip
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if compression == "bz2":
+        import bz2
+        return bz2.BZ2File(raw, "rb")
+    import lzma
+    return lzma.LZMAFile(raw, "rb")
+
+
+def _stored_position(raw, position: int) -> int:
+    """Bytes of the stored file read: ``raw``'s own position when it is decompressed."""
+    if raw is None:
+        return position
+    try:
+        return raw.tell()
+    except OSError:
+        return position
+
+
+def _seek_first_line(f, start: int) -> int:
+    """Position ``f`` at the first line starting at or after byte ``start``."""
+    if start <= 0:
+        return 0
+    f.seek(start - 1)
+    return start - 1 + len(f.readline())
+
+
+def _chunks(f, pos: int, end: int | None) -> Iterator[tuple[bytes, int]]:
+    """Yield (bytes, file offset) pieces ending on a line boundary, up to ``end``.
+
+    ``read1`` returns what is there (at most ``READ_SIZE``) instead of waiting for a full
+    chunk, so a pipe's lines come through as they arrive.
+    """
+    read = getattr(f, "read1", f.read)
+    while end is None or pos < end:
+        want = READ_SIZE if end is None else min(READ_SIZE, end - pos)
+        data = read(want)
+        if not data:
+            return
+        if not data.endswith(b"\n"):
+            data += f.readline()  # the last line started inside the range: finish it
+        if pos == 0 and data.startswith(BOM):
+            data, pos = data[3:], 3
+        yield data, pos
+        pos += len(data)
