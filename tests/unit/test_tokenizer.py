@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from tests.hf_reference import sample_lines
 from tests.shared_data import shared_path
+from wordpieces.encoding.padding import PaddingParams, TruncationParams
 from wordpieces.errors import TokenizeError, VocabError
 from wordpieces.pipeline.models import WordLevel
 from wordpieces.pipeline.pre_tokenizers import WhitespaceSplit
@@ -182,6 +183,40 @@ def test_padding_and_truncation_properties_round_trip():
     tok.no_padding()
     tok.no_truncation()
     assert tok.padding is None and tok.truncation is None
+
+
+def test_constructor_takes_truncation_and_padding_as_given():
+    """Tokenizer(..., truncation=, padding=) applies them and shows them as *_params."""
+    base = Tokenizer.from_vocab(TINY)
+    truncation, padding = TruncationParams(4), PaddingParams(length=6)
+    tok = Tokenizer(base.model, normalizer=base.normalizer, pre_tokenizer=base.pre_tokenizer,
+                    post_processor=base.post_processor, truncation=truncation, padding=padding)
+    assert tok.truncation_params is truncation and tok.padding_params is padding
+    assert tok.encode("hello world hello world").tokens == [
+        "[CLS]", "hello", "world", "[SEP]", "[PAD]", "[PAD]"]
+
+
+def test_encode_batch_with_uses_its_settings_and_leaves_the_tokenizers():
+    """encode_batch_with applies the given settings; the tokenizer's own stay as they were."""
+    tok = Tokenizer.from_vocab(TINY)
+    tok.enable_padding(length=10)
+    out = tok.encode_batch_with(["hello world !"], truncation=TruncationParams(3),
+                                padding=None)
+    assert out[0].tokens == ["[CLS]", "hello", "[SEP]"]
+    assert tok.truncation_params is None and tok.padding_params == PaddingParams(length=10)
+    assert len(tok.encode("hello")) == 10
+
+
+def test_parts_round_trip():
+    """from_parts(to_parts()) writes, names and encodes as the original does."""
+    tok = Tokenizer.from_vocab(TINY, flavor="huggingface", reserved_tokens=["[PAD]"])
+    tok.enable_truncation(8)
+    tok.enable_padding(pad_to_multiple_of=4)
+    tok.add_tokens(["newtok"])
+    back = Tokenizer.from_parts(tok.to_parts())
+    assert back.to_str() == tok.to_str()
+    assert (back.flavor, back.reserved_tokens) == ("huggingface", ["[PAD]"])
+    assert back.encode("hello newtok world!") == tok.encode("hello newtok world!")
 
 
 def test_bad_settings_are_reported():

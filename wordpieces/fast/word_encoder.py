@@ -85,6 +85,9 @@ class WordEncoder:
         whole of what the native extension learns about a character
         (``_native/core/wp_chartable.h``), so the two backends cannot disagree.
         """
+        if not self.fused:
+            raise ValueError("char_facts needs the fused BERT pipeline (an exact "
+                             "BertNormalizer and BertPreTokenizer of one flavor)")
         return self._classes[cp], self._word_map[cp]
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 # HF's cleanup list, applied in this order to each token separately.
 _CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"),
@@ -34,6 +34,7 @@ def cleanup(text: str) -> str:
     return text
 
 
+@runtime_checkable
 class Decoder(Protocol):
     """What the tokenizer needs from a decoder: any object with these methods is one.
 

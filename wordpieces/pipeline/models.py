@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ..errors import VocabError
 from ..vocab import Vocab
@@ -28,6 +28,7 @@ CACHE_SIZE = 100_000
 Pieces = tuple[tuple[int, int, int], ...]
 
 
+@runtime_checkable
 class Model(Protocol):
     """What the tokenizer needs from a model: any object with these members is one.
 
@@ -63,6 +64,7 @@ class Model(Protocol):
     def vocab_size(self) -> int: ...
 
 
+@runtime_checkable
 class SubwordModel(Model, Protocol):
     """A greedy longest-match subword model: what the native path and ``explain`` read.
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ..flavors.rules import FLAVORS, get_flavor
 
@@ -60,6 +60,7 @@ class NormalizedString:
         return NormalizedString(self.original, "".join(parts), new_aligns)
 
 
+@runtime_checkable
 class Normalizer(Protocol):
     """What the tokenizer needs from a normalizer: any object with these methods is one.
 
@@ -91,6 +92,7 @@ class Normalizer(Protocol):
         ...
 
 
+@runtime_checkable
 class CharwiseNormalizer(Normalizer, Protocol):
     """A normalizer that is a function of each character: what the fused fast path reads.
 

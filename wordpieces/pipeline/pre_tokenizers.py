@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ..flavors.rules import FLAVORS, get_flavor
 from .normalizers import NormalizedString
@@ -46,6 +46,7 @@ class CharClasses(dict):
 _WORDS_AND_ISOLATED = re.compile(ISOLATE + "|" + WORD + "+")
 
 
+@runtime_checkable
 class PreTokenizer(Protocol):
     """What the tokenizer needs from a pre-tokenizer: any object with these methods is one.
 
@@ -68,6 +69,7 @@ class PreTokenizer(Protocol):
         ...
 
 
+@runtime_checkable
 class CharClassPreTokenizer(PreTokenizer, Protocol):
     """A pre-tokenizer decided by each character's class: what the fused fast path reads.
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ..encoding.encoding import Encoding
 from ..encoding.lazy_encoding import Layout
@@ -33,6 +33,7 @@ def _special(ids: list[int], tokens: list[str], type_id: int) -> Encoding:
                     type_ids=[type_id] * n, special_tokens_mask=[1] * n)
 
 
+@runtime_checkable
 class PostProcessor(Protocol):
     """What the tokenizer needs from a post-processor: any object with these methods is one.
 

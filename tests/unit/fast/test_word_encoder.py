@@ -7,11 +7,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.shared_data import corpus_lines, shared_path
-from wordpieces.fast.word_encoder import WordEncoder
+from wordpieces.fast.word_encoder import COMPLEX, WordEncoder
 from wordpieces.flavors.rules import FLAVORS
 from wordpieces.pipeline.models import WordPiece
 from wordpieces.pipeline.normalizers import BertNormalizer, Lowercase
-from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer, CharClasses, WhitespaceSplit
+from wordpieces.pipeline.pre_tokenizers import (
+    ISOLATE,
+    SPACE,
+    WORD,
+    BertPreTokenizer,
+    CharClasses,
+    WhitespaceSplit,
+)
 from wordpieces.vocab import Vocab
 
 
@@ -172,3 +179,20 @@ def test_chunk_cache_stays_bounded_and_right(monkeypatch):
                                                                 for t in reversed(texts)]
     assert first == [fresh.encode(t) for t in texts]
     assert first_ids == [ids for ids, _, _ in first]
+
+
+def test_char_facts_are_a_characters_class_and_word_text():
+    """char_facts: what the native table learns of one character (class, word text)."""
+    encoder = WordEncoder(BertNormalizer(), BertPreTokenizer(), None)
+    assert encoder.fused
+    assert [encoder.char_facts(ord(c)) for c in "A !\u00e9\u6771"] == [
+        (WORD, "a"), (SPACE, ""), (ISOLATE, "!"), (WORD, "e"), (ISOLATE, "\u6771")]
+    assert encoder.char_facts(ord("\u03a3"))[0] == COMPLEX  # final sigma: needs context
+
+
+def test_char_facts_need_the_fused_pipeline():
+    """Another pipeline has no per-character facts: asking is a clear error."""
+    encoder = WordEncoder(Lowercase(), BertPreTokenizer(), None)
+    assert not encoder.fused
+    with pytest.raises(ValueError, match="fused"):
+        encoder.char_facts(ord("A"))

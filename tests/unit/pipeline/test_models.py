@@ -136,3 +136,10 @@ def test_prefix_is_fixed_at_construction():
     with pytest.raises(AttributeError):
         model.continuing_subword_prefix = "##"  # type: ignore[misc]
     assert model.tokenize("playing") == [("play", 1), ("@@ing", 2)]
+
+
+def test_longest_piece_counts_continuations_without_their_prefix():
+    """longest_piece: the longest candidate a search can match, prefix not counted."""
+    assert WordPiece(["?", "ab", "##abcdef", "xyz"], unk_token="?").longest_piece == 6
+    no_prefix = WordPiece(["?", "##abcd"], unk_token="?", continuing_subword_prefix="")
+    assert no_prefix.longest_piece == 6  # without a prefix, "##" is just two characters

@@ -7,13 +7,16 @@ import json
 import pytest
 
 from tests.hf_reference import fields, minilm_pair, sample_lines
+from wordpieces.errors import VocabError
 from wordpieces.pipeline.processors import (
     BertProcessing,
     Piece,
     TemplateProcessing,
+    default_processor,
     parse_piece,
     parse_template,
 )
+from wordpieces.vocab import Vocab
 
 hf_processors = pytest.importorskip("tokenizers.processors")
 
@@ -101,3 +104,18 @@ def test_processed_encodings_match_hf(kind, special):
             mine = ours.encode(*args, add_special_tokens=special)
             assert fields(mine) == fields(theirs.encode(*args, add_special_tokens=special))
             assert ours.encode_ids(*args, add_special_tokens=special) == mine.ids
+
+
+def test_default_processor_follows_the_vocabulary():
+    """template="auto": [CLS] $A [SEP], else [START] $A [END], else no post-processor."""
+    cls_sep = default_processor(Vocab(["[UNK]", "[CLS]", "[SEP]"]))
+    assert cls_sep.apply_ids([7], [8], True) == [1, 7, 2, 8, 2]
+    assert default_processor(Vocab(["[START]", "[END]"])).apply_ids([7], None, True) == [0, 7, 1]
+    assert default_processor(Vocab(["a"])) is None
+    assert default_processor(Vocab(["[CLS]", "[SEP]"]), None) is None
+
+
+def test_default_processor_names_tokens_missing_from_the_vocabulary():
+    """A template using a token the vocabulary lacks is a VocabError naming it."""
+    with pytest.raises(VocabError, match=r"\[X\]"):
+        default_processor(Vocab(["a"]), "[X] $A")
