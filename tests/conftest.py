@@ -1,3 +1,131 @@
-"""Test-suite hooks: markers, and one closing line on tests that needed ../shared."""
+"""Test-suite hooks: the ``shared_data`` and ``tensorflow`` markers kept exact, and one
+closing line on the tests that needed ../shared.
+
+- Without ../shared (a fresh clone), tests marked ``shared_data`` are skipped before their
+  fixtures run; without ``tensorflow_text``, tests marked ``tensorflow`` likewise.
+- A test that looks up the shared data (``shared_path``, in its body or through a fixture)
+  without the marker fails, as does an unmarked test that skips for want of TensorFlow:
+  ``-m "not shared_data"`` must select exactly the tests that pass without ../shared, and
+  ``scripts/test-tensorflow`` (``-m tensorflow``) every test that needs TF.
+- ``--check-shared-marker`` (with ``WORDPIECES_SHARED`` pointing at a missing folder) runs
+  the marked tests anyway and fails those that pass: a marker nobody needs.
+
+Not handled here: a ``tensorflow`` marker on a test that does not need TF goes unnoticed
+(it only moves that test to the TensorFlow run).
+"""
 
 from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from tests import shared_data
+
+TF_SKIP_REASON = "needs TensorFlow Text: scripts/test-tensorflow runs it"
+HAVE_TF = importlib.util.find_spec("tensorflow_text") is not None
+
+LOOKUPS_AT_SETUP = pytest.StashKey[int]()
+SHARED_FIXTURES: set[tuple[str, str]] = set()  # (baseid, name) of fixtures that read ../shared
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--check-shared-marker", action="store_true",
+        help="without the shared data, run the tests marked shared_data anyway and fail "
+             "those that pass (their marker is not needed)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--check-shared-marker") and shared_data.available():
+        raise pytest.UsageError(
+            "--check-shared-marker needs the shared data to be absent: "
+            f"set WORDPIECES_SHARED to a missing folder (found {shared_data.SHARED})")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[LOOKUPS_AT_SETUP] = shared_data.lookups()
+    checking = item.config.getoption("--check-shared-marker")
+    if needs(item, "shared_data") and not shared_data.available() and not checking:
+        pytest.skip(f"{shared_data.SKIP_REASON} ({shared_data.WHERE})")
+    if needs(item, "tensorflow") and not HAVE_TF:
+        pytest.skip(TF_SKIP_REASON)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef, request: pytest.FixtureRequest):
+    """Remember fixtures that read ../shared: later tests reuse their cached value."""
+    before = shared_data.lookups()
+    try:
+        return (yield)
+    finally:
+        if shared_data.lookups() != before:
+            SHARED_FIXTURES.add((fixturedef.baseid, fixturedef.argname))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    if call.when == "call" or (call.when == "setup" and not report.passed):
+        problem = marker_problem(item, report)
+        if problem:
+            report.outcome = "failed"
+            report.longrepr = f"{item.nodeid}: {problem}"
+    return report
+
+
+def marker_problem(item: pytest.Item, report: pytest.TestReport) -> str | None:
+    """Say what is wrong with the item's markers, given how its run went (None: nothing)."""
+    if read_shared_data(item) and not needs(item, "shared_data"):
+        return ("reads the shared data (shared_path) but is not marked shared_data: add "
+                "@pytest.mark.shared_data so that a run without ../shared skips it")
+    if (item.config.getoption("--check-shared-marker") and needs(item, "shared_data")
+            and report.passed):
+        return "is marked shared_data but passes without the shared data: drop the marker"
+    if (report.skipped and not needs(item, "tensorflow")
+            and "tensorflow" in skip_reason(report).lower()):
+        return ("skips without TensorFlow but is not marked tensorflow, so "
+                "scripts/test-tensorflow (-m tensorflow) never runs it: add the marker")
+    return None
+
+
+def needs(item: pytest.Item, marker: str) -> bool:
+    return item.get_closest_marker(marker) is not None
+
+
+def read_shared_data(item: pytest.Item) -> bool:
+    """Tell whether the item looked up ../shared itself or uses a fixture that did."""
+    if shared_data.lookups() != item.stash.get(LOOKUPS_AT_SETUP, shared_data.lookups()):
+        return True
+    names = getattr(item, "fixturenames", ())
+    return any(name in names and item.nodeid.startswith(baseid)
+               for baseid, name in SHARED_FIXTURES)
+
+
+def skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
+    """The reason a skipped report gives (its longrepr is ``(path, line, "Skipped: why")``)."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, (tuple, list)) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+def shared_data_skips(terminalreporter: pytest.TerminalReporter) -> int:
+    """Count the tests skipped for want of ../shared (xdist hands workers' reports back)."""
+    return sum(1 for report in terminalreporter.stats.get("skipped", [])
+               if isinstance(report, pytest.TestReport)
+               and skip_reason(report).startswith(shared_data.SKIP_REASON))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """End the run with one line on the tests that needed ../shared, after pytest's own."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller reports
+        return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    count = shared_data_skips(reporter)
+    if count:
+        reporter.write_line(f"{count} tests skipped: they need the shared data "
+                            f"({shared_data.WHERE})", yellow=True)

@@ -13,6 +13,7 @@ from functools import cache
 import pytest
 
 from tests.shared_data import CORPORA as CORPORA_DIR
+from tests.shared_data import shared_path
 
 LIMIT = 3000
 PER_UDHR_FILE = 15
@@ -53,6 +54,7 @@ def _sample(name: str) -> tuple[str, ...]:
 
 def sample_lines(name: str) -> list[str]:
     """Return the sampled lines of corpus ``name``, skipping the test if it is absent."""
+    shared_path("corpora")  # counted as a read of ../shared; skips when it is absent
     lines = _sample(name)
     if not lines:
         pytest.skip(f"corpus {name!r} not found under {CORPORA_DIR}")

@@ -77,6 +77,7 @@ def id_lines(text: str) -> list[list[int]]:
 # ---------------------------------------------------------------- encode against references
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("corpus", ["english_wikitext", "udhr_mix", "chinese"])
 def test_encode_ids_match_google_bert(tmp_path, corpus):
     """encode (flavor bert) gives Google BERT's ids, uncased and cased, line for line."""
@@ -88,6 +89,7 @@ def test_encode_ids_match_google_bert(tmp_path, corpus):
     assert id_lines(cased) == [r["cased"] for r in rows]
 
 
+@pytest.mark.shared_data
 def test_encode_tensorflow_flavor_matches_tf_text(tmp_path):
     """--flavor tensorflow gives TF Text BertTokenizer's ids on the emoji and UDHR goldens."""
     rows = golden("emoji", "tokenize") + golden("udhr_mix", "tokenize")
@@ -96,6 +98,7 @@ def test_encode_tensorflow_flavor_matches_tf_text(tmp_path):
     assert id_lines(out) == [r["tf_bert_tokenizer"] for r in rows]
 
 
+@pytest.mark.shared_data
 def test_encode_jsonl_matches_hf_tokenizers(tmp_path):
     """jsonl ids, tokens and offsets equal HF tokenizers' encodings (flavor huggingface)."""
     from tests.hf_reference import hf_from_vocab, sample_lines
@@ -111,6 +114,7 @@ def test_encode_jsonl_matches_hf_tokenizers(tmp_path):
     assert [[tuple(o) for o in r["offsets"]] for r in records] == [e.offsets for e in reference]
 
 
+@pytest.mark.shared_data
 def test_tokens_format_is_the_tokens_of_the_ids(tmp_path):
     """--format tokens writes, line for line, the vocabulary entries of the ids."""
     lines = corpus_lines("english", "the-verdict.txt", limit=100)
@@ -122,6 +126,7 @@ def test_tokens_format_is_the_tokens_of_the_ids(tmp_path):
         [[table[i] for i in row] for row in ids]
 
 
+@pytest.mark.shared_data
 def test_npy_is_the_ids_flattened_with_line_index(tmp_path):
     """--format npy writes uint16 ids and an int64 index of line starts numpy can load."""
     np = pytest.importorskip("numpy")
@@ -136,6 +141,7 @@ def test_npy_is_the_ids_flattened_with_line_index(tmp_path):
     assert [flat[index[i]:index[i + 1]].tolist() for i in range(len(lines))] == ids
 
 
+@pytest.mark.shared_data
 def test_max_length_truncates_like_hf(tmp_path):
     """--max-length cuts each sequence (special tokens included) as HF truncation does."""
     from tests.hf_reference import hf_from_vocab, sample_lines
@@ -149,6 +155,7 @@ def test_max_length_truncates_like_hf(tmp_path):
     assert id_lines(out) == [e.ids for e in reference.encode_batch(lines)]
 
 
+@pytest.mark.shared_data
 def test_stdin_to_stdout_equals_file_input(tmp_path):
     """Reading stdin and writing stdout gives the same lines as file in, file out."""
     lines = corpus_lines("english", "botchan.txt", limit=500)
@@ -158,6 +165,7 @@ def test_stdin_to_stdout_equals_file_input(tmp_path):
     assert piped == (tmp_path / "out.ids").read_text(encoding="utf-8")
 
 
+@pytest.mark.shared_data
 def test_encode_streams_before_input_ends():
     """encode answers the first batch of lines while stdin is still open (a pipe works)."""
     proc = subprocess.Popen([sys.executable, "-m", "wordpieces", "encode", "-t", str(vocab())],
@@ -178,6 +186,7 @@ def test_encode_streams_before_input_ends():
 # ---------------------------------------------------------------- decode / detokenize
 
 
+@pytest.mark.shared_data
 def test_decode_matches_hf_decoder(tmp_path):
     """decode turns id lines back into the text HF's WordPiece decoder gives."""
     from tests.hf_reference import hf_from_vocab, sample_lines
@@ -190,6 +199,7 @@ def test_decode_matches_hf_decoder(tmp_path):
     assert out.split("\n")[:-1] == reference.decode_batch(ids)
 
 
+@pytest.mark.shared_data
 def test_detokenize_joins_words_and_drops_reserved(tmp_path):
     """detokenize: pieces glued, words joined by spaces, [CLS]/[SEP] dropped, [UNK] kept."""
     out = ok("detokenize", "-t", vocab(), stdin="101 14477 20961 3468 100 999 102\n").out
@@ -199,6 +209,7 @@ def test_detokenize_joins_words_and_drops_reserved(tmp_path):
 # ---------------------------------------------------------------- count / merge / train
 
 
+@pytest.mark.shared_data
 def test_count_matches_tf_text_counts(tmp_path):
     """count --flavor tensorflow writes TF Text's golden word counts, in its order."""
     expected = shared_path("golden", "learner", "verdict_500", "counts.tsv")
@@ -208,6 +219,7 @@ def test_count_matches_tf_text_counts(tmp_path):
     assert body == expected.read_text(encoding="utf-8")
 
 
+@pytest.mark.shared_data
 def test_merge_counts_equals_counting_together(tmp_path):
     """merge-counts of two files' counts equals the counts of both files at once."""
     a = shared_path("corpora", "english", "the-verdict.txt")
@@ -219,6 +231,7 @@ def test_merge_counts_equals_counting_together(tmp_path):
     assert (tmp_path / "m.tsv").read_bytes() == (tmp_path / "ab.tsv").read_bytes()
 
 
+@pytest.mark.shared_data
 def test_train_top_down_matches_tf_text_learner(tmp_path):
     """train --flavor tensorflow on The Verdict gives TF Text's golden 500-token vocabulary."""
     folder = shared_path("golden", "learner", "verdict_500")
@@ -227,6 +240,7 @@ def test_train_top_down_matches_tf_text_learner(tmp_path):
     assert (tmp_path / "tok" / "vocab.txt").read_bytes() == (folder / "vocab.txt").read_bytes()
 
 
+@pytest.mark.shared_data
 def test_train_from_counts_equals_train_from_corpus(tmp_path):
     """train --counts gives the same vocabulary as training on the corpus directly."""
     corpus = shared_path("corpora", "english", "botchan.txt")
@@ -236,6 +250,7 @@ def test_train_from_counts_equals_train_from_corpus(tmp_path):
     assert (tmp_path / "a" / "vocab.txt").read_text() == (tmp_path / "b" / "vocab.txt").read_text()
 
 
+@pytest.mark.shared_data
 def test_train_encode_decode_round_trip_agrees_with_hf(tmp_path):
     """A trained tokenizer's CLI ids and decoded text equal HF tokenizers' on its saved JSON."""
     hf = pytest.importorskip("tokenizers")
@@ -252,6 +267,7 @@ def test_train_encode_decode_round_trip_agrees_with_hf(tmp_path):
     assert (tmp_path / "back.txt").read_text().split("\n")[:-1] == reference.decode_batch(ids)
 
 
+@pytest.mark.shared_data
 def test_train_refuses_counts_of_another_pipeline(tmp_path):
     """Counts made lowercased are refused for a cased tokenizer, naming both pipelines."""
     ok("count", shared_path("corpora", "english", "the-verdict.txt"), "-o", tmp_path / "c.tsv")
@@ -260,6 +276,7 @@ def test_train_refuses_counts_of_another_pipeline(tmp_path):
     assert "pipeline" in message and not (tmp_path / "tok").exists()
 
 
+@pytest.mark.shared_data
 def test_dask_encode_shards_equal_local_encode(tmp_path):
     """--engine dask writes one shard per file block and a manifest; shards join to local output."""
     pytest.importorskip("distributed")
@@ -277,6 +294,7 @@ def test_dask_encode_shards_equal_local_encode(tmp_path):
 # ---------------------------------------------------------------- explain / inspect / export
 
 
+@pytest.mark.shared_data
 def test_explain_shows_the_greedy_search():
     """explain lists each candidate tried, longest first, and the pieces HF gives."""
     out = ok("explain", "-t", vocab(), "unaffable").out
@@ -284,12 +302,14 @@ def test_explain_shows_the_greedy_search():
     assert "at 3: try ##ffable: no, try ##ffabl: no, try ##ffab: no, try ##ffa: found" in out
 
 
+@pytest.mark.shared_data
 def test_explain_says_why_a_word_is_unknown():
     """An unknown character makes the whole word [UNK]; explain names the character."""
     out = ok("explain", "-t", vocab(), "snowman☃").out
     assert "=>  [UNK]" in out and "U+2603" in out and "whole word" in out
 
 
+@pytest.mark.shared_data
 def test_explain_colours_pieces_on_request():
     """--color always paints word-start and continuation pieces differently."""
     out = ok("explain", "-t", vocab(), "--color", "always", "--no-steps", "unaffable").out
@@ -298,6 +318,7 @@ def test_explain_colours_pieces_on_request():
     assert "\x1b" not in ok("explain", "-t", vocab(), "--no-steps", "unaffable").out
 
 
+@pytest.mark.shared_data
 def test_inspect_reports_vocab_and_corpus(tmp_path):
     """inspect --json: BERT's vocab facts and, on a corpus, [UNK] rate and lengths."""
     src = write_lines(tmp_path / "in.txt", corpus_lines("english", "the-verdict.txt"))
@@ -308,6 +329,7 @@ def test_inspect_reports_vocab_and_corpus(tmp_path):
     assert report["corpus"]["sequence_length"]["max_length"] == 512
 
 
+@pytest.mark.shared_data
 def test_inspect_plot_writes_a_png(tmp_path):
     """inspect --plot writes a valid PNG file."""
     pytest.importorskip("matplotlib")
@@ -318,6 +340,7 @@ def test_inspect_plot_writes_a_png(tmp_path):
     assert int.from_bytes(data[16:20], "big") > 100 and data.endswith(b"IEND\xaeB`\x82")
 
 
+@pytest.mark.shared_data
 def test_export_hf_loads_in_tokenizers(tmp_path):
     """export --format hf writes a tokenizer.json HF loads and encodes identically."""
     hf = pytest.importorskip("tokenizers")
@@ -335,6 +358,7 @@ def test_export_hf_loads_in_tokenizers(tmp_path):
 # ---------------------------------------------------------------- demo, help, progress
 
 
+@pytest.mark.shared_data
 def test_demo_runs_offline_and_prints_bert_ids():
     """demo prints the BERT ids HF tokenizers gives for its first sentence."""
     from tests.hf_reference import hf_from_vocab
@@ -359,6 +383,7 @@ def test_every_subcommand_has_help_with_examples(command):
     assert "examples:" in ok(command, "--help").out
 
 
+@pytest.mark.shared_data
 def test_progress_jsonl_on_stderr(tmp_path):
     """--progress jsonl writes JSON events with the total bytes; stdout stays data only."""
     src = shared_path("corpora", "english", "the-verdict.txt")
@@ -370,6 +395,7 @@ def test_progress_jsonl_on_stderr(tmp_path):
                if line)
 
 
+@pytest.mark.shared_data
 def test_quiet_and_non_terminal_stderr_stay_silent():
     """Without a terminal (auto) or with --quiet nothing is written to stderr."""
     src = shared_path("corpora", "english", "the-verdict.txt")
@@ -380,18 +406,21 @@ def test_quiet_and_non_terminal_stderr_stay_silent():
 # ---------------------------------------------------------------- errors and atomicity
 
 
+@pytest.mark.shared_data
 def test_missing_input_names_the_file(tmp_path):
     """A missing input file is exit 2 naming it."""
     message = fails("encode", "-t", vocab(), tmp_path / "nope.txt")
     assert "nope.txt: no such file" in message
 
 
+@pytest.mark.shared_data
 def test_bad_utf8_names_file_and_line(tmp_path):
     """Invalid UTF-8 is reported with file and line number."""
     (tmp_path / "bad.txt").write_bytes(b"fine\nalso fine\n\xff oops\n")
     assert "bad.txt:3: not valid UTF-8" in fails("encode", "-t", vocab(), tmp_path / "bad.txt")
 
 
+@pytest.mark.shared_data
 def test_decode_names_line_and_bad_value():
     """A non-integer or out-of-range id is reported with its line and value."""
     assert "<stdin>:2: 'x' is not an integer id" in fails("decode", "-t", vocab(),
@@ -407,6 +436,7 @@ def test_bad_vocab_names_the_line(tmp_path):
     assert "v.txt:4: duplicate token 'a'" in message
 
 
+@pytest.mark.shared_data
 def test_usage_errors_exit_2(tmp_path):
     """Wrong combinations of options are one-line errors with status 2."""
     assert "needs -o FILE.npy" in fails("encode", "-t", vocab(), "--format", "npy", stdin="a\n")
@@ -416,6 +446,7 @@ def test_usage_errors_exit_2(tmp_path):
     assert "no such tokenizer" in fails("encode", "-t", tmp_path / "none", stdin="a\n")
 
 
+@pytest.mark.shared_data
 def test_debug_shows_the_traceback(tmp_path):
     """--debug lets the traceback through instead of the one-line message."""
     (tmp_path / "bad.txt").write_bytes(b"\xff\n")
@@ -423,6 +454,7 @@ def test_debug_shows_the_traceback(tmp_path):
     assert proc.returncode != 0 and "Traceback" in proc.err
 
 
+@pytest.mark.shared_data
 def test_failed_run_leaves_no_partial_output(tmp_path):
     """An error after some output was written leaves neither a truncated file nor temp files."""
     good = corpus_lines("english", "botchan.txt", limit=3000)
@@ -433,6 +465,7 @@ def test_failed_run_leaves_no_partial_output(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
 
 
+@pytest.mark.shared_data
 def test_failed_run_keeps_the_previous_output(tmp_path):
     """A failing rerun does not touch the complete output of an earlier run."""
     (tmp_path / "out.ids").write_text("previous\n")
@@ -441,6 +474,7 @@ def test_failed_run_keeps_the_previous_output(tmp_path):
     assert (tmp_path / "out.ids").read_text() == "previous\n"
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupted_run_leaves_no_output(tmp_path, sig, status):
     """Ctrl-C or SIGTERM mid-run: exit 130/143, and no output file, complete or partial."""

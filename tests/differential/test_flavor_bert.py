@@ -33,6 +33,7 @@ def encoders():
     return {field: bert_encoder(*spec) for field, spec in VOCABS.items()}
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_golden_ids_line_for_line(corpus, encoders):
     """Ids equal tokenization.py's on every golden line, for all three vocabularies."""
@@ -91,6 +92,7 @@ def test_cjk_range_starts_at_2b820():
     assert tokens("a\U0002B820b") == ["a", "\U0002B820", "b"]
 
 
+@pytest.mark.shared_data
 def test_word_limit_is_200_chars():
     """BERT's WordpieceTokenizer turns a word over 200 characters into [UNK]."""
     encoder = bert_encoder("bert-base-uncased.vocab.txt", True)

@@ -79,6 +79,7 @@ def results_table():
             print(f"  {corpus:18} {vocab:20} {same:5} / {total}")
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("vocab_name", VOCABS)
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_corpus_ids_and_offsets_equal_hf(corpus, vocab_name):
@@ -108,6 +109,7 @@ def our_words(text: str, lowercase: bool) -> list[tuple[str, tuple[int, int]]]:
     return BertPreTokenizer(flavor="huggingface").pre_tokenize(normalizer.normalize(text))
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("lowercase", [True, False])
 @pytest.mark.parametrize("corpus", ["english_gutenberg", "chinese", "udhr", "emoji"])
 def test_corpus_words_and_offsets_equal_hf(corpus, lowercase):
@@ -184,6 +186,7 @@ def test_generated_text_equals_hf(options, text):
     assert ours.encode_ids(text) == ref.ids
 
 
+@pytest.mark.shared_data
 @settings(max_examples=150, deadline=None)
 @given(text=TEXTS)
 def test_generated_text_equals_hf_with_multilingual_vocab(text):
@@ -207,6 +210,7 @@ def tokens_of(ours_result) -> list[str]:
     return [vocab[i] for i in ours_result[0]]
 
 
+@pytest.mark.shared_data
 def test_unassigned_code_points_kept_as_unknown():
     """Unassigned U+0378 / U+FFFF / U+2065 survive cleaning: the word becomes [UNK]."""
     hf, ours = encoders("uncased")

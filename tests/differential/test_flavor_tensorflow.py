@@ -26,6 +26,8 @@ from wordpieces.pipeline.normalizers import BertNormalizer
 from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer
 from wordpieces.vocab import Vocab
 
+pytestmark = pytest.mark.shared_data
+
 GOLDENS = ["english_wikitext", "portuguese", "chinese", "emoji", "udhr_mix"]
 RESULTS: dict[tuple[str, str], tuple[int, int]] = {}
 HAVE_TF = importlib.util.find_spec("tensorflow_text") is not None
@@ -87,6 +89,7 @@ def tf_tokenizer():
     return tokenize
 
 
+@pytest.mark.tensorflow
 @live
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_live_corpus_ids_equal_tf(corpus):
@@ -112,6 +115,7 @@ TEXTS = st.lists(st.one_of(
 ), max_size=40).map("".join)
 
 
+@pytest.mark.tensorflow
 @live
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=TEXTS)

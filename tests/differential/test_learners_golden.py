@@ -28,6 +28,7 @@ def golden_case(name):
     return counts, learn_params, vocab, params
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("name", CASES)
 def test_top_down_matches_tf_golden(name):
     """learn_top_down gives TF Text's vocabulary token for token, in order."""
@@ -35,6 +36,7 @@ def test_top_down_matches_tf_golden(name):
     assert learn_top_down(counts, **params) == vocab
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("name", ["verdict_500", "portuguese_3000_cased"])
 def test_bert_vocab_from_dataset_matches_tf_golden(name):
     """From the corpus text itself, bert_vocab_from_dataset gives the golden vocabulary."""
@@ -46,6 +48,7 @@ def test_bert_vocab_from_dataset_matches_tf_golden(name):
     assert got == vocab
 
 
+@pytest.mark.shared_data
 def test_dict_of_golden_counts_matches():
     """A dict of the golden counts gives the same vocabulary as the ordered list."""
     counts, params, vocab, _ = golden_case("verdict_500")
@@ -82,6 +85,7 @@ live_params = st.fixed_dictionaries({
 })
 
 
+@pytest.mark.tensorflow
 @settings(max_examples=400, deadline=None)
 @given(live_counts, live_params)
 def test_top_down_matches_tf_live(counts, params):
@@ -96,6 +100,8 @@ def test_top_down_matches_tf_live(counts, params):
     assert learn_top_down(counts, **params) == expected
 
 
+@pytest.mark.shared_data
+@pytest.mark.tensorflow
 @pytest.mark.parametrize("name", CASES)
 def test_counts_match_tf_basic_tokenizer_live(name):
     """Counting the golden corpora with TF's BasicTokenizer gives our words (live)."""
@@ -114,6 +120,8 @@ def test_counts_match_tf_basic_tokenizer_live(name):
     assert [w for line in lines for w in words(line)] == expected
 
 
+@pytest.mark.shared_data
+@pytest.mark.tensorflow
 @pytest.mark.parametrize("options", [{"lower_case": True}, {}, {"keep_whitespace": True},
                                      {"preserve_unused_token": True, "lower_case": True},
                                      {"normalization_form": "NFKC"}])

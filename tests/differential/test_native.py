@@ -161,6 +161,7 @@ VOCAB_FILES = ["bert-base-uncased.vocab.txt", "bert-base-cased.vocab.txt",
                "all-MiniLM-L6-v2.tokenizer.json"]
 
 
+@pytest.mark.shared_data
 @needs_native
 @pytest.mark.parametrize("flavor", FLAVORS)
 @pytest.mark.parametrize("vocab_file", VOCAB_FILES)
@@ -170,6 +171,7 @@ def test_corpora_every_vocab_every_flavor(corpus_sample, vocab_file, flavor):
     assert_same(*pair(vocab, flavor, **options), corpus_sample)
 
 
+@pytest.mark.shared_data
 @needs_native
 @pytest.mark.parametrize("flavor, options", [
     ("bert", {"lowercase": True, "strip_accents": False}),
@@ -204,6 +206,7 @@ def cached_pair(flavor: str, lowercase: bool, max_chars: int | None = None):
     return _ENCODERS[key]
 
 
+@pytest.mark.shared_data
 @needs_native
 @settings(max_examples=examples(300), deadline=None)
 @given(text=ANY_TEXT | MIXED, flavor=st.sampled_from(FLAVORS), lowercase=st.booleans())
@@ -215,6 +218,7 @@ def test_any_text(text, flavor, lowercase):
     assert native.encode_ids(text) == expected[0]
 
 
+@pytest.mark.shared_data
 @needs_native
 @settings(max_examples=examples(40), deadline=None)
 @given(words=st.lists(st.lists(st.sampled_from(["un", "aff", "able", "ing", "x", "中", "é", "q"]),
@@ -269,6 +273,7 @@ def uncased():
     return load_vocab("bert-base-uncased.vocab.txt")[0]
 
 
+@pytest.mark.shared_data
 @needs_native
 def test_threads_and_arrays_agree(uncased, corpus_sample):
     """Several native threads and numpy output give what one thread and lists give."""
@@ -284,6 +289,7 @@ def test_threads_and_arrays_agree(uncased, corpus_sample):
     assert arrays.row_splits.tolist()[-1] == len(arrays.ids)
 
 
+@pytest.mark.shared_data
 @needs_native
 def test_complex_texts_take_the_python_path_inside_a_batch(uncased):
     """A capital sigma (context-dependent lowercase) in one text of a batch is handled."""
@@ -296,6 +302,7 @@ def test_complex_texts_take_the_python_path_inside_a_batch(uncased):
         i for e in expected for i in e[0]]
 
 
+@pytest.mark.shared_data
 @needs_native
 def test_empty_inputs(uncased):
     """No text, an empty text and a text of spaces give no tokens."""
@@ -308,6 +315,7 @@ def test_empty_inputs(uncased):
     assert arrays.row_splits.tolist() == [0]
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("kind", ["native", "python"])
 def test_batch_rejects_a_non_str_naming_its_index(uncased, kind, monkeypatch):
     """A non-str item is a TypeError that says which item and what type."""
@@ -319,6 +327,7 @@ def test_batch_rejects_a_non_str_naming_its_index(uncased, kind, monkeypatch):
         encoder.encode_batch_ids(["ok", 3])
 
 
+@pytest.mark.shared_data
 def test_bad_num_threads(uncased):
     """num_threads must be a positive int."""
     encoder = make_word_encoder(*pipeline(uncased, "bert", lowercase=True))
@@ -329,6 +338,7 @@ def test_bad_num_threads(uncased):
 # ---------------------------------------------------------------- backend choice
 
 
+@pytest.mark.shared_data
 @needs_native
 def test_bert_pipeline_is_native_by_default(uncased, monkeypatch):
     """With the extension built, the BERT pipeline runs natively."""
@@ -337,6 +347,7 @@ def test_bert_pipeline_is_native_by_default(uncased, monkeypatch):
     assert type(make_word_encoder(*pipeline(uncased, "bert"))) is NativeWordEncoder
 
 
+@pytest.mark.shared_data
 def test_python_backend_forced(uncased, monkeypatch):
     """WORDPIECES_BACKEND=python gives the reference, and backend() says why."""
     monkeypatch.setenv("WORDPIECES_BACKEND", "python")
@@ -351,6 +362,7 @@ def test_unknown_backend_is_an_error(monkeypatch):
         backend.backend()
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("stages", ["generic", "word_level", "word_prefix"])
 def test_pipelines_the_c_path_does_not_cover_use_python(uncased, stages):
     """Non-BERT stages, WordLevel, or a prefix starting with a word character: Python."""
@@ -375,6 +387,7 @@ def test_vocabulary_too_big_for_the_tables_uses_python(monkeypatch):
     assert encoder.encode_ids("ab ba") == [vocab["a"], vocab["##b"], vocab["b"], vocab["##a"]]
 
 
+@pytest.mark.shared_data
 def test_python_encoder_batches(uncased):
     """The Python encoder's batch methods and arrays equal its per-text results."""
     encoder = PythonWordEncoder(*pipeline(uncased, "huggingface", lowercase=True))

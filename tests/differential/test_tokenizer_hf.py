@@ -12,6 +12,8 @@ from tests.hf_reference import fields, hf_from_vocab, minilm_pair, mismatches, s
 from tests.shared_data import shared_path
 from wordpieces.tokenizer import Tokenizer
 
+pytestmark = pytest.mark.shared_data
+
 # More lines for a thorough run: WORDPIECES_HF_LINES=3000 pytest tests/test_tokenizer_hf.py
 LINES = int(os.environ.get("WORDPIECES_HF_LINES", "120"))
 CORPORA = ("english", "portuguese", "chinese", "udhr")

@@ -77,6 +77,7 @@ def test_split_keeps_delimiters_and_positions():
         ("--", 21), ("a", 24), ("test", 26), ("?", 30)]
 
 
+@pytest.mark.shared_data
 def test_book_vocabulary_and_published_ids():
     """On 'The Verdict' the book reports 1130 tokens and these ids (ch. 2, SimpleTokenizerV1)."""
     text = shared_path("corpora", "english", "the-verdict.txt").read_text(encoding="utf-8")
@@ -90,6 +91,7 @@ def test_book_vocabulary_and_published_ids():
                                'with pardonable pride.')
 
 
+@pytest.mark.shared_data
 def test_book_version_two_with_special_tokens():
     """With <|endoftext|> and <|unk|> appended: 1132 tokens and the book's ids (V2)."""
     text = shared_path("corpora", "english", "the-verdict.txt").read_text(encoding="utf-8")

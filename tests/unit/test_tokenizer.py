@@ -78,6 +78,7 @@ def test_missing_unk_token_is_an_error():
         Tokenizer.from_vocab(["[CLS]", "[SEP]", "a"])
 
 
+@pytest.mark.shared_data
 def test_reserved_tokens_default_to_bracketed_specials(uncased):
     """reserved_tokens are the vocab's [UPPER] tokens ([unused0] is not one)."""
     assert uncased.reserved_tokens == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -111,6 +112,7 @@ def _golden_rows(folder: str, name: str, n: int = 300) -> list[dict]:
         return [json.loads(line) for line in f][:n]
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("name", GOLDEN_FILES)
 def test_bert_flavor_gives_google_bert_ids(name):
     """from_vocab(flavor="bert") gives google-research/bert's ids (golden files)."""
@@ -124,6 +126,7 @@ def test_bert_flavor_gives_google_bert_ids(name):
         assert tok.encode_batch_ids([r["text"] for r in rows]) == [r[key] for r in rows]
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("name", GOLDEN_FILES)
 def test_tensorflow_flavor_gives_tf_text_ids(name):
     """from_vocab(flavor="tensorflow") gives TF Text BertTokenizer's ids (golden files)."""
@@ -263,6 +266,7 @@ def test_word_level_model_with_whitespace_split():
     assert enc.ids == [1, 2, 0] and enc.offsets == [(0, 1), (3, 4), (5, 6)]
 
 
+@pytest.mark.shared_data
 def test_pickle_is_small_and_faithful(uncased):
     """A pickle holds config + vocab list (no caches) and encodes identically."""
     uncased.encode_batch(sample_lines("english", 200))  # fill the caches
@@ -280,6 +284,7 @@ _words = st.sampled_from(["hello", "world", "Ünaffable", "naïve", "tensorflow"
 _texts = st.lists(st.one_of(_words, st.text(max_size=8)), max_size=12).map(" ".join)
 
 
+@pytest.mark.shared_data
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=_texts)
 def test_offsets_slice_to_the_token_surface(hf_uncased, text):
@@ -292,6 +297,7 @@ def test_offsets_slice_to_the_token_surface(hf_uncased, text):
         assert norm(text[s:e]).strip() == token.removeprefix("##")
 
 
+@pytest.mark.shared_data
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(_texts, max_size=8), threads=st.integers(1, 4))
 def test_batch_equals_single(hf_uncased, texts, threads):
@@ -311,6 +317,7 @@ def hf_uncased_limited():
                                 flavor="huggingface")
 
 
+@pytest.mark.shared_data
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(_texts, min_size=1, max_size=6), limits=_limits,
        pad=st.sampled_from([None, 5, 16]))

@@ -16,6 +16,7 @@ def test_ids_are_line_numbers(tmp_path):
     assert vocab["##s"] == 2 and vocab.token(1) == "the"
 
 
+@pytest.mark.shared_data
 def test_real_bert_vocab_matches_line_count():
     """The uncased BERT vocabulary loads with [UNK]=100 and 30522 tokens, as in BERT."""
     vocab = Vocab.from_file(shared_path("vocab", "bert-base-uncased.vocab.txt"))

@@ -11,6 +11,8 @@ from tests.hf_reference import MINILM, minilm_pair, sample_lines
 from tests.shared_data import shared_path
 from wordpieces.errors import MissingDependencyError, TokenizeError
 
+pytestmark = pytest.mark.shared_data
+
 
 @pytest.fixture(scope="module")
 def ours():

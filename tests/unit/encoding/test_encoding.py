@@ -37,6 +37,7 @@ _ops = st.lists(st.one_of(
               st.integers(0, 3))), max_size=3)
 
 
+@pytest.mark.shared_data
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(index=st.integers(0, 39), ops=_ops, special=st.booleans(), with_pair=st.booleans())
 def test_truncate_and_pad_match_hf(pair, lines, index, ops, special, with_pair):
@@ -56,6 +57,7 @@ def test_truncate_and_pad_match_hf(pair, lines, index, ops, special, with_pair):
     assert fields(ours) == fields(theirs)
 
 
+@pytest.mark.shared_data
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(indices=st.lists(st.integers(0, 39), min_size=1, max_size=3),
        cut=st.integers(4, 12), growing=st.booleans())
@@ -74,6 +76,7 @@ def test_merge_matches_hf(pair, lines, indices, cut, growing):
             == fields(HFEncoding.merge(theirs, growing_offsets=growing)))
 
 
+@pytest.mark.shared_data
 def test_alignment_queries_match_hf(pair, lines):
     """char_to_token, token_to_chars, word_to_tokens … answer as HF on pairs."""
     for i in range(1, 20):

@@ -46,6 +46,7 @@ def vocab():
 TEMPLATES = ["[CLS] $A [SEP]", "$A", "[CLS]:1 [SEP]:0 $A:2 [SEP]:3 [CLS]"]
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("template", TEMPLATES)
 @pytest.mark.parametrize("padding", [None, {"direction": "right"},
                                      {"direction": "left", "pad_to_multiple_of": 8,
@@ -65,6 +66,7 @@ def test_batches_equal_hf(english, vocab, template, padding, add_special_tokens)
     assert [fields(e) for e in got] == [fields(e) for e in want]
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("max_length", [12, 512])
 def test_truncation_equals_hf(english, vocab, max_length):
     """Truncation that cuts (overflowing windows) or keeps everything equals HF."""
@@ -77,6 +79,7 @@ def test_truncation_equals_hf(english, vocab, max_length):
     assert [fields(e) for e in got] == [fields(e) for e in want]
 
 
+@pytest.mark.shared_data
 def test_bert_processing_equals_hf(english, vocab):
     """BertProcessing's shortcut layout gives HF's BertProcessing encodings."""
     from tokenizers import processors

@@ -67,6 +67,7 @@ def build_sanitized(out: Path) -> Path:
     return target
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="preloading the ASan runtime is Linux-only")
 def test_native_differential_tests_under_asan_and_ubsan(tmp_path):
     """test_native.py passes on a sanitized build, with no sanitizer report."""

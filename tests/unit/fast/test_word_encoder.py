@@ -52,6 +52,7 @@ LINES = [
 ]
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("flavor", FLAVORS)
 @pytest.mark.parametrize("lowercase", [True, False])
 @pytest.mark.parametrize("parts", LINES, ids=lambda p: p[-1])
@@ -68,6 +69,7 @@ TRICKY = st.text(st.characters(codec=None, exclude_categories=()), max_size=40) 
     alphabet="aAéΣσ \t\n\x00\x1c\x85\u00a0\u2028\u200b\u0301.,!中⑴ﬁİß", max_size=40)
 
 
+@pytest.mark.shared_data
 @settings(max_examples=300, deadline=None)
 @given(text=TRICKY, flavor=st.sampled_from(FLAVORS), lowercase=st.booleans())
 def test_fused_equals_staged_on_any_text(vocab, text, flavor, lowercase):
@@ -83,6 +85,7 @@ ASCII = st.text(alphabet=string.printable, max_size=60) | st.lists(
     max_size=8).map("".join)
 
 
+@pytest.mark.shared_data
 @settings(max_examples=300, deadline=None)
 @given(text=ASCII, flavor=st.sampled_from(FLAVORS), lowercase=st.booleans())
 def test_ascii_shortcut_equals_staged(vocab, text, flavor, lowercase):
@@ -95,6 +98,7 @@ def test_ascii_shortcut_equals_staged(vocab, text, flavor, lowercase):
     assert encoder.encode(text) == expected
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("flavor", FLAVORS)
 @pytest.mark.parametrize("lowercase", [True, False])
 def test_ascii_shortcut_is_taken_by_every_flavor(vocab, flavor, lowercase):
@@ -102,6 +106,7 @@ def test_ascii_shortcut_is_taken_by_every_flavor(vocab, flavor, lowercase):
     assert make(vocab, flavor, lowercase)._ascii_fold is (str.lower if lowercase else str)
 
 
+@pytest.mark.shared_data
 def test_ascii_shortcut_is_refused_when_a_sign_is_not_isolated(vocab):
     """A pipeline that treats ASCII otherwise (here: '-' kept inside words) keeps the table."""
     pre_tokenizer = BertPreTokenizer()
@@ -115,6 +120,7 @@ def test_ascii_shortcut_is_refused_when_a_sign_is_not_isolated(vocab):
     assert encoder.encode(text) == expected and encoder.encode_ids(text) == expected[0]
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("flavor", FLAVORS)
 @pytest.mark.parametrize("lowercase", [True, False])
 @pytest.mark.parametrize("text", ["Ação não é fácil, Σοφία", "ﬁnal İstanbul Straße Å\u0301",
@@ -126,6 +132,7 @@ def test_non_ascii_words_take_the_right_path(vocab, flavor, lowercase, text):
     assert encoder.encode(text) == expected
 
 
+@pytest.mark.shared_data
 @settings(max_examples=200, deadline=None)
 @given(text=TRICKY, flavor=st.sampled_from(FLAVORS))
 def test_offsets_slice_the_original(vocab, text, flavor):
@@ -140,6 +147,7 @@ def test_offsets_slice_the_original(vocab, text, flavor):
             assert token in encoder.normalizer.normalize_str(text[s:e])
 
 
+@pytest.mark.shared_data
 def test_word_ids_count_words(vocab):
     """word_ids number the words, punctuation being a word of its own."""
     encoder = make(vocab, "huggingface", False)
@@ -147,6 +155,7 @@ def test_word_ids_count_words(vocab):
     assert word_ids == [0, 1, 2, 3]
 
 
+@pytest.mark.shared_data
 def test_generic_pipeline(vocab):
     """A non-BERT pipeline (Lowercase + WhitespaceSplit) goes through the staged path."""
     encoder = WordEncoder(Lowercase(), WhitespaceSplit(), WordPiece(vocab))

@@ -43,6 +43,7 @@ def test_hf_script_reproduces_shipped_table(tmp_path):
     regenerate("make_hf_tables.py", "huggingface.txt", "tokenizers", tmp_path)
 
 
+@pytest.mark.tensorflow
 def test_tf_script_reproduces_shipped_table(tmp_path):
     """make_tf_tables.py, run against tensorflow-text, writes tensorflow.txt."""
     if importlib.util.find_spec("tensorflow_text") is None:

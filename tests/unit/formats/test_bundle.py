@@ -26,6 +26,7 @@ def bundle():
     return Bundle(pt=Tokenizer.from_vocab(PT, flavor="tensorflow"), en=en)
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("name", ["converter", "converter.zip"])
 def test_save_and_load_round_trip(tmp_path, bundle, name):
     """A bundle saved as a directory or a zip loads back with the same members."""
@@ -38,6 +39,7 @@ def test_save_and_load_round_trip(tmp_path, bundle, name):
         assert back.en.encode(line) == bundle.en.encode(line)
 
 
+@pytest.mark.shared_data
 def test_members_expose_the_tutorial_names(tmp_path, bundle):
     """Members answer get_vocab_size / get_vocab_path / get_reserved_tokens."""
     bundle.save(tmp_path / "b")
@@ -48,6 +50,7 @@ def test_members_expose_the_tutorial_names(tmp_path, bundle):
     assert (tmp_path / "b" / "pt" / "vocab.txt").read_text(encoding="utf-8").split() == PT
 
 
+@pytest.mark.shared_data
 def test_attribute_errors_name_the_members(bundle):
     """A missing member is an AttributeError listing the real ones."""
     with pytest.raises(AttributeError, match="members: en, pt"):
@@ -69,6 +72,7 @@ def _zip(files: dict[str, str]) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.shared_data
 def test_zip_path_traversal_is_refused(tmp_path, bundle):
     """A manifest naming '../evil' is rejected and nothing is written outside."""
     bundle.save(tmp_path / "ok.zip")
@@ -105,6 +109,7 @@ def test_not_a_zip_is_a_format_error(tmp_path):
         load(tmp_path / "b.zip")
 
 
+@pytest.mark.shared_data
 def test_zip_save_leaves_no_temporary_files(tmp_path, bundle):
     """Saving a zip twice replaces it atomically, with no leftovers."""
     bundle.save(tmp_path / "b.zip")

@@ -43,6 +43,7 @@ def spread(lines: list[str], n: int) -> list[str]:
 # ---------------------------------------------------------------- the plan (no TensorFlow)
 
 
+@pytest.mark.shared_data
 def test_tensorflow_flavor_plan_is_tf_texts_own_tokenizer():
     """flavor tensorflow maps onto BertTokenizer(lower_case=True) with nothing to warn."""
     plan = plan_export(Tokenizer.from_vocab(vocab_path(), flavor="tensorflow"))
@@ -51,6 +52,7 @@ def test_tensorflow_flavor_plan_is_tf_texts_own_tokenizer():
     assert (plan.start_id, plan.end_id) == (101, 102)
 
 
+@pytest.mark.shared_data
 def test_other_flavors_plan_their_own_character_tables():
     """flavor bert is rebuilt from its tables: mappings, deletions, CJK, classes, limit."""
     plan = plan_export(Tokenizer.from_vocab(vocab_path(), flavor="bert"))
@@ -64,6 +66,7 @@ def test_other_flavors_plan_their_own_character_tables():
     assert len(plan.differences) == 1 and "neighbours (U+03A3" in plan.differences[0]
 
 
+@pytest.mark.shared_data
 def test_hf_flavor_warns_about_literal_special_tokens():
     """The graph cannot keep '[CLS]' typed in the text whole, as HF does; it says so."""
     tok = Tokenizer.from_vocab(vocab_path("bert-base-multilingual-cased"), lowercase=False,
@@ -117,6 +120,8 @@ def exported(tf, tmp_path_factory):
     return tok, tf.saved_model.load(str(path))
 
 
+@pytest.mark.shared_data
+@pytest.mark.tensorflow
 @pytest.mark.parametrize("golden", ["english_wikitext", "udhr_mix", "chinese", "emoji"])
 def test_tokenize_gives_tf_text_golden_ids(exported, golden):
     """tokenize = [CLS] + TF Text BertTokenizer's golden ids + [SEP], line for line."""
@@ -127,6 +132,8 @@ def test_tokenize_gives_tf_text_golden_ids(exported, golden):
     assert got == [[101, *r["tf_bert_tokenizer"], 102] for r in rows]
 
 
+@pytest.mark.shared_data
+@pytest.mark.tensorflow
 @pytest.mark.parametrize("corpus", ["english_gutenberg", "portuguese", "udhr", "emoji"])
 def test_tokenize_gives_wordpieces_ids(exported, corpus):
     """On the shared corpora the graph's ids equal Tokenizer.encode_batch_ids."""
@@ -135,6 +142,8 @@ def test_tokenize_gives_wordpieces_ids(exported, corpus):
     assert model.tokenize(lines).to_list() == tok.encode_batch_ids(lines)
 
 
+@pytest.mark.shared_data
+@pytest.mark.tensorflow
 def test_detokenize_lookup_and_vocab_methods(exported, tf):
     """detokenize/lookup match wordpieces; the vocab methods describe the vocabulary."""
     tok, model = exported
@@ -165,12 +174,16 @@ def other_flavor(request, tf, tmp_path_factory):
     return tok, [str(w.message) for w in caught], tf.saved_model.load(str(path))
 
 
+@pytest.mark.shared_data
+@pytest.mark.tensorflow
 def test_other_flavors_warn_what_may_differ(other_flavor):
     """The export warns exactly the differences plan_export lists."""
     tok, caught, _ = other_flavor
     assert caught == [f"TensorFlow export may differ: {d}" for d in plan_export(tok).differences]
 
 
+@pytest.mark.shared_data
+@pytest.mark.tensorflow
 def test_other_flavors_agree_on_shared_corpora(other_flavor):
     """flavors bert/huggingface give wordpieces' ids on real text."""
     tok, _, model = other_flavor
@@ -179,6 +192,8 @@ def test_other_flavors_agree_on_shared_corpora(other_flavor):
         assert model.tokenize(lines).to_list() == tok.encode_batch_ids(lines), corpus
 
 
+@pytest.mark.shared_data
+@pytest.mark.tensorflow
 def test_other_flavors_agree_on_code_points(other_flavor):
     """Every 41st code point, inside and between words: the graph uses the flavor's own
     tables, not TF's (only context-dependent characters are left out)."""
@@ -188,6 +203,8 @@ def test_other_flavors_agree_on_code_points(other_flavor):
     assert model.tokenize(texts).to_list() == tok.encode_batch_ids(texts)
 
 
+@pytest.mark.shared_data
+@pytest.mark.tensorflow
 def test_bundle_exports_the_tutorial_converter(tf, tmp_path):
     """A bundle becomes one module with a member per tokenizer, wrapped in [START]/[END]."""
     options = dict(vocab_size=600, reserved_tokens=TUTORIAL_RESERVED, flavor="tensorflow",
@@ -203,6 +220,8 @@ def test_bundle_exports_the_tutorial_converter(tf, tmp_path):
         assert {row[0] for row in got} == {2} and {row[-1] for row in got} == {3}
 
 
+@pytest.mark.shared_data
+@pytest.mark.tensorflow
 def test_cli_export_tensorflow(tf, tmp_path):
     """wordpieces export --format tensorflow writes a SavedModel that reloads."""
     proc = subprocess.run([sys.executable, "-m", "wordpieces", "export", "-t",

@@ -31,6 +31,7 @@ def uncased_hf_flavor():
     return tok
 
 
+@pytest.mark.shared_data
 def test_written_json_equals_hf_written_json(uncased_hf_flavor):
     """to_str gives exactly the document HF writes for the same tokenizer."""
     path = str(shared_path(*MINILM))
@@ -40,6 +41,7 @@ def test_written_json_equals_hf_written_json(uncased_hf_flavor):
     assert mine == json.loads(hf.Tokenizer.from_str(uncased_hf_flavor.to_str()).to_str())
 
 
+@pytest.mark.shared_data
 def test_saved_tokenizer_loads_in_hf_with_same_encodings(tmp_path, uncased_hf_flavor):
     """tok.save(dir): HF's Tokenizer.from_file(dir/tokenizer.json) encodes identically."""
     uncased_hf_flavor.save(tmp_path / "tok")
@@ -50,6 +52,7 @@ def test_saved_tokenizer_loads_in_hf_with_same_encodings(tmp_path, uncased_hf_fl
     assert mismatches(uncased_hf_flavor, theirs, lines) == []
 
 
+@pytest.mark.shared_data
 def test_bert_flavor_saved_tokenizer_gives_hf_the_same_ids_on_english(tmp_path):
     """A bert-flavor tokenizer also loads in HF (same ids on ordinary text)."""
     tok = Tokenizer.from_vocab(shared_path("vocab", "bert-base-uncased.vocab.txt"))
@@ -59,6 +62,7 @@ def test_bert_flavor_saved_tokenizer_gives_hf_the_same_ids_on_english(tmp_path):
         assert tok.encode(line).ids == theirs.encode(line).ids
 
 
+@pytest.mark.shared_data
 def test_round_trip_keeps_flavor_settings_and_reserved_tokens(tmp_path):
     """wordpieces.json brings back the flavor, byte limit and reserved tokens."""
     tok = Tokenizer.from_vocab(shared_path("vocab", "bert-base-uncased.vocab.txt"),
@@ -74,6 +78,7 @@ def test_round_trip_keeps_flavor_settings_and_reserved_tokens(tmp_path):
         assert fields(back.encode(line)) == fields(tok.encode(line))
 
 
+@pytest.mark.shared_data
 def test_tokenizer_json_alone_loads_as_huggingface_flavor(tmp_path):
     """Without wordpieces.json beside it, tokenizer.json means the huggingface flavor."""
     Tokenizer.from_vocab(shared_path("vocab", "bert-base-uncased.vocab.txt")).save(
@@ -90,6 +95,7 @@ def test_load_reports_missing_things(tmp_path):
         load(tmp_path)
 
 
+@pytest.mark.shared_data
 def test_save_is_atomic(tmp_path, monkeypatch, uncased_hf_flavor):
     """A save that fails midway leaves the previous files whole and no temp files."""
     uncased_hf_flavor.save(tmp_path)
@@ -147,6 +153,7 @@ MALFORMED = [
 ]
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("path, value, message", MALFORMED,
                          ids=[".".join(map(str, m[0])) for m in MALFORMED])
 def test_malformed_tokenizer_json_names_file_and_path(minilm_json, path, value, message):
@@ -218,6 +225,7 @@ def test_any_corruption_is_a_format_error_or_loads(small_json, data):
         pass
 
 
+@pytest.mark.shared_data
 def test_generic_components_load_and_match_hf():
     """A WordLevel tokenizer with Sequence normalizer/pre-tokenizer loads and matches HF."""
     import collections

@@ -86,6 +86,7 @@ def test_equals_the_naive_algorithm_on_skewed_random_corpora(seed):
     assert vocab[len(alphabet):] == list(dict.fromkeys(naive_merges(counts, 10_000)))[:200]
 
 
+@pytest.mark.shared_data
 def test_equals_the_naive_algorithm_on_real_text():
     """On real English words the first 150 merges are the naive algorithm's."""
     counts = dict(count_words(iter(corpus_lines("english", "the-verdict.txt"))).items())

@@ -45,6 +45,7 @@ def slice_file(tmp_path, *parts, limit=1500, name="slice.txt"):
 # ---------------------------------------------------------------- words
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("name", ["verdict_500", "english_4000", "portuguese_3000_cased",
                                   "chinese_2000_nojoiner"])
 def test_tensorflow_flavor_counts_equal_tf_goldens(name):
@@ -63,6 +64,7 @@ def test_tensorflow_flavor_counts_equal_tf_goldens(name):
     assert [w for w, _ in got.most_common()] == list(expected)  # count desc, word asc
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("flavor", FLAVORS)
 @pytest.mark.parametrize("lowercase", [True, False])
 def test_counts_equal_staged_pipeline_on_multilingual_text(flavor, lowercase):
@@ -78,6 +80,7 @@ def test_counts_equal_staged_pipeline_on_multilingual_text(flavor, lowercase):
     assert dict(got.items()) == staged_counts(lines, normalizer, pre_tokenizer)
 
 
+@pytest.mark.shared_data
 def test_other_pipelines_use_the_general_path():
     """A non-BERT pipeline (no normalization, whitespace split) counts as staged."""
     lines = corpus_lines("english", "the-verdict.txt")
@@ -96,6 +99,7 @@ def test_default_pipeline_is_lowercase_bert():
 # ---------------------------------------------------------------- sources
 
 
+@pytest.mark.shared_data
 def test_file_blocks_never_split_or_repeat_lines(tmp_path):
     """Tiny blocks give the same counts as reading the file whole."""
     path = slice_file(tmp_path, "english", "botchan.txt")  # BOM and CRLF
@@ -117,6 +121,7 @@ def test_any_blocksize_counts_the_same(tmp_path_factory, lines, blocksize, bom):
     assert dict(count_words(str(path), num_proc=1, blocksize=blocksize).items()) == expected
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("suffix, opener", [(".gz", gzip.open), (".bz2", bz2.open),
                                             (".xz", lzma.open)])
 def test_compressed_files(tmp_path, suffix, opener):
@@ -128,6 +133,7 @@ def test_compressed_files(tmp_path, suffix, opener):
     assert count_words(str(packed), num_proc=1) == count_words(str(plain), num_proc=1)
 
 
+@pytest.mark.shared_data
 def test_glob_directory_and_list(tmp_path):
     """A glob, a directory and a list of paths give the same counts as each other."""
     a = slice_file(tmp_path, "english", "the-verdict.txt", name="a.txt")
@@ -138,6 +144,7 @@ def test_glob_directory_and_list(tmp_path):
     assert by_list == count_words(str(a), num_proc=1).merge(count_words(str(b), num_proc=1))
 
 
+@pytest.mark.shared_data
 def test_stdin(tmp_path, monkeypatch):
     """'-' reads standard input as UTF-8 bytes."""
     path = slice_file(tmp_path, "english", "the-verdict.txt")
@@ -146,6 +153,7 @@ def test_stdin(tmp_path, monkeypatch):
     assert count_words("-", num_proc=1) == count_words(str(path), num_proc=1)
 
 
+@pytest.mark.shared_data
 def test_processes_count_the_same(tmp_path):
     """Two worker processes give the same counts as one, for files and for texts."""
     path = slice_file(tmp_path, "english", "tinyshakespeare.txt", limit=4000)
@@ -175,6 +183,7 @@ def test_missing_path_and_list_of_texts_are_explained(tmp_path):
         count_words(str(tmp_path / "*.nothing"))
 
 
+@pytest.mark.shared_data
 def test_fsspec_urls(tmp_path):
     """A file:// URL (and a URL glob) reads like the local path."""
     pytest.importorskip("fsspec")
@@ -197,6 +206,7 @@ def test_bad_options():
         count_words({"a": 1})
 
 
+@pytest.mark.shared_data
 def test_progress_reports_bytes(tmp_path):
     """progress gets the bytes done of the total, ending at the total."""
     path = slice_file(tmp_path, "english", "the-verdict.txt")
@@ -210,6 +220,7 @@ def test_progress_reports_bytes(tmp_path):
 # ---------------------------------------------------------------- WordCounts
 
 
+@pytest.mark.shared_data
 def test_save_load_keeps_counts_and_fingerprint(tmp_path):
     """Saved counts load back equal, with their pipeline; the file is sorted TSV."""
     counts = count_words(iter(corpus_lines("english", "the-verdict.txt")))

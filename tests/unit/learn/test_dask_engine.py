@@ -35,6 +35,7 @@ def corpus_slice(tmp_path_factory):
     return folder
 
 
+@pytest.mark.shared_data
 def test_dask_equals_local_on_shared_corpora(client, corpus_slice):
     """Blocks of three files counted on two workers equal the local engine's counts."""
     local = count_words(str(corpus_slice / "*.txt"), num_proc=1)
@@ -43,6 +44,7 @@ def test_dask_equals_local_on_shared_corpora(client, corpus_slice):
     assert remote == local and remote.fingerprint == local.fingerprint
 
 
+@pytest.mark.shared_data
 def test_dask_by_address_with_tensorflow_flavor(client, corpus_slice):
     """A scheduler address works, and the pipeline travels to the workers."""
     options = {"normalizer": BertNormalizer(flavor="tensorflow", lowercase=False),
@@ -53,6 +55,7 @@ def test_dask_by_address_with_tensorflow_flavor(client, corpus_slice):
     assert remote == local
 
 
+@pytest.mark.shared_data
 def test_dask_counts_texts_from_an_iterable(client):
     """Texts from an iterator are sent in batches and counted remotely."""
     lines = corpus_lines("english", "the-verdict.txt") * 30
@@ -68,6 +71,7 @@ def test_dask_worker_errors_reach_the_caller(client, tmp_path):
         count_words(str(path), engine="dask", scheduler=client)
 
 
+@pytest.mark.shared_data
 def test_dask_starts_a_local_cluster_when_no_scheduler(corpus_slice):
     """With no scheduler the engine starts (and stops) its own LocalCluster."""
     got = count_words(str(corpus_slice / "en.txt"), engine="dask", num_proc=2,

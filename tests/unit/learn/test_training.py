@@ -20,6 +20,7 @@ def golden(name):
     return meta, vocab
 
 
+@pytest.mark.shared_data
 def test_top_down_tensorflow_flavor_gives_the_tf_golden_vocab():
     """Training from the corpus files with TF's pipeline and params gives TF's vocabulary."""
     meta, vocab = golden("verdict_500")
@@ -30,6 +31,7 @@ def test_top_down_tensorflow_flavor_gives_the_tf_golden_vocab():
     assert tok.encode("The Verdict!").tokens[0] == "[CLS]"
 
 
+@pytest.mark.shared_data
 def test_word_level_matches_hf_with_the_bert_pipeline():
     """Word-level training with the huggingface flavor equals HF's WordLevelTrainer."""
     tokenizers = pytest.importorskip("tokenizers")
@@ -47,6 +49,7 @@ def test_word_level_matches_hf_with_the_bert_pipeline():
     assert tok.encode(text, add_special_tokens=False).ids == hf.encode(text).ids
 
 
+@pytest.mark.shared_data
 def test_bottom_up_uses_the_bottom_up_learner():
     """The bottom-up tokenizer's vocabulary is learn_bottom_up's on the same counts."""
     lines = corpus_lines("english", "the-verdict.txt")
@@ -57,6 +60,7 @@ def test_bottom_up_uses_the_bottom_up_learner():
     assert tok.get_vocab(with_added_tokens=False) == {t: i for i, t in enumerate(expected)}
 
 
+@pytest.mark.shared_data
 def test_counts_from_the_same_pipeline_are_accepted(tmp_path):
     """Saved counts of the same pipeline train the same tokenizer as the text."""
     lines = corpus_lines("english", "the-verdict.txt")
@@ -79,6 +83,7 @@ def test_counts_from_another_pipeline_are_refused():
     assert "Hello" in tok.get_vocab()
 
 
+@pytest.mark.shared_data
 def test_saved_tokenizer_reloads(tmp_path):
     """A trained tokenizer saves and loads back with the same tokenization."""
     lines = corpus_lines("portuguese", "machado_dom_casmurro.txt", limit=800)
@@ -91,6 +96,7 @@ def test_saved_tokenizer_reloads(tmp_path):
     assert tok.encode(text).tokens[0] == "[START]"
 
 
+@pytest.mark.shared_data
 def test_progress_events_reach_a_callable():
     """Counting and learning events go to a progress callable."""
     events = []
@@ -109,6 +115,7 @@ def test_bad_options_are_named():
         train(iter(["a"]), reserved_tokens=["[UNK]"], special_tokens=["[PAD]", "[UNK]"])
 
 
+@pytest.mark.shared_data
 def test_count_options_reach_the_counter():
     """blocksize and num_proc go to count_words, not to the learner; results do not change."""
     path = shared_path("corpora", "english", "the-verdict.txt")

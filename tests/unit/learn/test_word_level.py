@@ -19,6 +19,7 @@ def hf_word_level(lines, **options):
     return sorted(vocab, key=vocab.get)
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("options", [
     {"special_tokens": ["[UNK]", "[PAD]"]},
     {"special_tokens": ["[UNK]"], "min_frequency": 3},

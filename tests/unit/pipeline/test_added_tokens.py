@@ -43,6 +43,7 @@ _pieces = st.sampled_from(["<mask>", "<m>", "<mask", "XY", "Xy", "xy", "tok en",
 _texts = st.lists(_pieces, max_size=10).map("".join)
 
 
+@pytest.mark.shared_data
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=_texts)
 def test_added_tokens_match_hf(tokenizers_with_added, text):

@@ -30,6 +30,7 @@ def test_wordpiece_decoder_matches_hf(tokens, cleanup, prefix):
     assert WordPieceDecoder(prefix, cleanup).decode(tokens) == theirs
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("corpus", ["english", "portuguese"])
 def test_corpus_round_trip_matches_hf(corpus):
     """Tokens of real lines decode to HF's text."""

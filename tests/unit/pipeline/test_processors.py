@@ -81,6 +81,7 @@ def test_template_errors():
         TemplateProcessing("[CLS] $A $A", special_tokens=SPECIALS)
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("kind", ["template", "bert"])
 @pytest.mark.parametrize("special", [True, False])
 def test_processed_encodings_match_hf(kind, special):

@@ -28,6 +28,7 @@ def pieces(traces) -> list[str]:
     return [token for trace in traces for token, _ in trace.pieces]
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("corpus", ["english_wikitext", "udhr", "chinese", "emoji"])
 def test_pieces_equal_hf_tokenizers(corpus):
     """On real text, the traced pieces are HF tokenizers' tokens (flavor huggingface)."""
@@ -40,6 +41,7 @@ def test_pieces_equal_hf_tokenizers(corpus):
             line, add_special_tokens=False).tokens, line
 
 
+@pytest.mark.shared_data
 @pytest.mark.parametrize("flavor", ["bert", "tensorflow"])
 def test_pieces_equal_the_tokenizer_for_each_flavor(flavor):
     """For the other flavors the trace follows the flavor's own normalization."""
@@ -48,6 +50,7 @@ def test_pieces_equal_the_tokenizer_for_each_flavor(flavor):
         assert pieces(explain(tok, line)) == tok.tokenize(line), line
 
 
+@pytest.mark.shared_data
 def test_literal_special_token_is_kept_whole_in_hf_flavor():
     """HF keeps '[MASK]' typed in the text as one token; the trace says so."""
     traces = explain(bert("huggingface"), "a [MASK] b")
@@ -55,6 +58,7 @@ def test_literal_special_token_is_kept_whole_in_hf_flavor():
     assert "added token" in traces[1].note
 
 
+@pytest.mark.shared_data
 def test_spans_point_into_the_original_text():
     """Each trace's span is where its word is in the input, before normalization."""
     text = "  Héllo,   WORLD! naïve"
@@ -63,6 +67,7 @@ def test_spans_point_into_the_original_text():
         assert text[start:end] == trace.original
 
 
+@pytest.mark.shared_data
 def test_steps_are_the_longest_first_search():
     """At each position candidates shrink by one character until one is in the vocabulary."""
     tok = bert()
@@ -89,6 +94,7 @@ def test_trace_word_agrees_with_wordpiece_tokenize(word, starts, continuations):
     assert (trace.unk_reason is not None) == ([t for t, _ in trace.pieces] == ["[UNK]"])
 
 
+@pytest.mark.shared_data
 def test_unknown_character_is_named():
     """A character missing as a continuation piece is named with its code point."""
     trace = explain(bert(), "snowman☃")[0]
@@ -96,12 +102,14 @@ def test_unknown_character_is_named():
     assert "U+2603" in trace.unk_reason and "continuation piece" in trace.unk_reason
 
 
+@pytest.mark.shared_data
 def test_too_long_word_reason_names_the_limit():
     """Words over max_input_chars_per_word are unknown without any search."""
     trace = explain(bert(), "a" * 201)[0]
     assert trace.positions == [] and "max_input_chars_per_word=200" in trace.unk_reason
 
 
+@pytest.mark.shared_data
 def test_tensorflow_flavor_limits_bytes():
     """The tensorflow flavor's limit is in UTF-8 bytes: 51 two-byte letters are too long."""
     trace = explain(bert("tensorflow", lowercase=False, name="bert-base-multilingual-cased"),
@@ -116,6 +124,7 @@ def test_word_level_model_is_one_lookup():
     assert "not in the vocabulary" in trace_word(model, "dog").unk_reason
 
 
+@pytest.mark.shared_data
 def test_render_plain_and_coloured():
     """render lists the tries; colour codes appear only when asked."""
     traces = explain(bert(), "unaffable")

@@ -18,6 +18,7 @@ def uncased(flavor: str = "huggingface") -> Tokenizer:
     return Tokenizer.from_vocab(shared_path(*UNCASED), flavor=flavor)
 
 
+@pytest.mark.shared_data
 def test_vocab_facts_match_the_file():
     """Size, ## share, [unused] slots and single characters agree with vocab.txt itself."""
     lines = shared_path(*UNCASED).read_text(encoding="utf-8").split("\n")[:-1]
@@ -35,6 +36,7 @@ def test_vocab_facts_match_the_file():
     assert sum(facts["length_histogram"].values()) == len(ordinary)
 
 
+@pytest.mark.shared_data
 def test_corpus_stats_match_hf_tokenizers():
     """Words, tokens, [UNK]s and sequence lengths equal those counted from HF's encodings."""
     from tests.hf_reference import hf_from_vocab
@@ -56,6 +58,7 @@ def test_corpus_stats_match_hf_tokenizers():
     assert report["sequence_length"]["tokens_cut"] == sum(n - 64 for n in lengths if n > 64)
 
 
+@pytest.mark.shared_data
 def test_tokens_per_word_histogram_counts_pieces_of_each_word():
     """The histogram of pieces per word is HF's tokens grouped by word id."""
     from tests.hf_reference import hf_from_vocab
@@ -70,6 +73,7 @@ def test_tokens_per_word_histogram_counts_pieces_of_each_word():
     assert stats.report()["tokens_per_word"]["histogram"] == dict(sorted(expected.items()))
 
 
+@pytest.mark.shared_data
 def test_most_split_words_are_ranked_by_pieces():
     """The top split words really take that many pieces, most pieces first."""
     tok = uncased()
@@ -89,6 +93,7 @@ def test_percentile_is_nearest_rank(p):
     assert _percentile(values, p) == int(np.percentile(values, p, method="inverted_cdf"))
 
 
+@pytest.mark.shared_data
 def test_plot_writes_png_with_and_without_corpus(tmp_path):
     """plot_stats writes a PNG for the vocabulary alone and with corpus panels."""
     pytest.importorskip("matplotlib")
