@@ -113,9 +113,10 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
 def atomic_directory(path: str | os.PathLike) -> Iterator[str]:
     """Yield an empty staging directory beside ``path`` that replaces ``path`` at the end.
 
-    Whatever is at ``path`` when the block ends well is moved aside and deleted, and the
-    staging directory, its files fsynced, takes its place; on an error the staging
-    directory is deleted and ``path`` is left as it was. The parent directory must exist.
+    A directory at ``path`` when the block ends well is moved aside and deleted, whatever
+    it held (a file there is moved to a hidden ``.NAME.old.*`` name), and the staging
+    directory, its files fsynced, takes its place; on an error the staging directory is
+    deleted and ``path`` is left as it was. The parent directory must exist.
     """
     path = os.fspath(path)
     parent = os.path.dirname(os.path.abspath(path))
@@ -147,10 +148,9 @@ def _swap_in(staging: str, path: str, parent: str, prefix: str) -> None:
             os.replace(old, path)  # put the previous one back
         raise
     if old is not None:
-        if os.path.isdir(old) and not os.path.islink(old):
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            _remove(old)
+        # A directory is deleted; a file or link that stood at ``path`` is only hidden
+        # under the ``.old.`` name (rmtree refuses it), as the export always did.
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _fsync_tree(root: str) -> None:
