@@ -46,6 +46,7 @@ def test_blocks_together_give_each_line_once(tmp_path_factory, text, read_size, 
     assert read_all(path, read_size=read_size, blocksize=blocksize) == reference_lines(text)
 
 
+@pytest.mark.shared_data
 def test_real_corpus_with_bom_and_crlf(tmp_path):
     """botchan.txt (BOM, CRLF) reads as Python's reader gives it, in blocks and small chunks."""
     raw = shared_path("corpora", "english", "botchan.txt").read_bytes()[:200_000]
