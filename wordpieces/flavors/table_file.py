@@ -23,6 +23,8 @@ Not handled here: what the sections mean (``wordpieces.flavors.tables``), probin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 HANGUL = "hangul"
 _S_BASE, _L_BASE, _V_BASE, _T_BASE = 0xAC00, 0x1100, 0x1161, 0x11A7
 _V_COUNT, _T_COUNT = 21, 28
@@ -63,7 +65,7 @@ def format_set(cps) -> list[str]:
     return [_key(a, b) for a, b, _ in _runs((cp, None) for cp in sorted(cps))]
 
 
-def format_map(mapping: dict[int, str | int]) -> list[str]:
+def format_map(mapping: Mapping[int, str | int]) -> list[str]:
     """Lines for a map; equal results of consecutive code points share one range line."""
     lines = []
     for a, b, value in _runs(sorted(mapping.items())):

@@ -281,7 +281,7 @@ def _measured_parts(label: str, status: Status) -> list[tuple[str, int]]:
     for name, value in counters.items():
         if name != product or status.ending or name not in rates:
             parts.append((f"{value:,.0f} {name}", COUNT))
-    if product in rates:
+    if product is not None and product in rates:
         parts.append((_rate(rates[product], product), PRODUCT_RATE))
     return parts
 

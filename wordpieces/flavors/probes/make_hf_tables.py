@@ -62,10 +62,11 @@ def probe_chinese(cps):
     return spaced
 
 
-def probe_pre_tokenizer(cps):
+def probe_pre_tokenizer(cps: list[int]) -> tuple[list[int], list[int]]:
     """Split ``a<c>b`` pieces, many per call: c is isolated, dropped, or inside a word."""
     pre = pre_tokenizers.BertPreTokenizer()
-    space, punct = [], []
+    space: list[int] = []
+    punct: list[int] = []
     for i in range(0, len(cps), 50_000):
         chunk = cps[i:i + 50_000]
         text = "".join(f"a{chr(cp)}b" for cp in chunk)

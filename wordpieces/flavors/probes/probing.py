@@ -67,12 +67,12 @@ def probe_ccc(nfd: Batch, stable: list[int]) -> dict[int, int]:
     after_low = _swaps(nfd, [(c, LOWEST_MARK) for c in chars])
     before_high = _swaps(nfd, [(HIGHEST_MARK, c) for c in chars])
     nonzero = {c for c, a, b in zip(chars, after_low, before_high, strict=True) if a or b}
-    nonzero = sorted(nonzero | {LOWEST_MARK, HIGHEST_MARK})
+    marks = sorted(nonzero | {LOWEST_MARK, HIGHEST_MARK})
     reps: dict[int, str] = {}
-    for c in nonzero:
+    for c in marks:
         reps.setdefault(unicodedata.combining(c), c)
     reps.pop(0, None)
-    pairs = [(c, r) for c in nonzero for r in reps.values()]
+    pairs = [(c, r) for c in marks for r in reps.values()]
     forward = _swaps(nfd, pairs)
     backward = _swaps(nfd, [(r, c) for c, r in pairs])
     classes: dict[int, int] = {}
@@ -81,7 +81,7 @@ def probe_ccc(nfd: Batch, stable: list[int]) -> dict[int, int]:
             if ord(c) in classes:
                 raise AssertionError(f"U+{ord(c):04X} ties with two representative classes")
             classes[ord(c)] = unicodedata.combining(r)
-    missing = [f"U+{ord(c):04X}" for c in nonzero if ord(c) not in classes]
+    missing = [f"U+{ord(c):04X}" for c in marks if ord(c) not in classes]
     if missing:
         raise AssertionError(f"no representative class found for {missing[:10]}")
     return classes
@@ -89,7 +89,8 @@ def probe_ccc(nfd: Batch, stable: list[int]) -> dict[int, int]:
 
 def reorder_and_drop(text_items: list[str], ccc: dict[int, int], dropped) -> str:
     """Canonically reorder ``text_items`` (already decomposed) and drop marks; the model."""
-    out, run = [], []
+    out: list[str] = []
+    run: list[str] = []
     for c in text_items:
         cls = ccc.get(ord(c), 0)
         if cls == 0:

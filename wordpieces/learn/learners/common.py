@@ -16,7 +16,7 @@ class Progress(Protocol):
     def __call__(self, event: str, **fields) -> None: ...
 
 
-def ordered_pairs(counts) -> list[tuple[str, int]]:
+def ordered_pairs(counts) -> list[tuple[str, numbers.Real]]:
     """Return ``counts`` as a list of ``(word, count)`` pairs, validated.
 
     A mapping (dict, Counter, ``WordCounts``) comes out in canonical order, count
@@ -54,8 +54,9 @@ def checked_word_count(index: int, item) -> tuple[str, numbers.Real]:
 
 def integer_pairs(counts) -> list[tuple[str, int]]:
     """Like ``ordered_pairs`` but requiring integer counts (for exact score arithmetic)."""
-    pairs = ordered_pairs(counts)
-    for word, count in pairs:
+    pairs = []
+    for word, count in ordered_pairs(counts):
         if not isinstance(count, numbers.Integral):
             raise TypeError(f"count {count!r} of {word!r} is not an integer")
-    return [(word, int(count)) for word, count in pairs]
+        pairs.append((word, int(count)))
+    return pairs

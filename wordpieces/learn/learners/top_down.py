@@ -91,11 +91,12 @@ def _allowed_chars(words, max_unique_chars: int) -> set[str]:
 
 def _filter_words(words, allowed: set[str], max_input_tokens: int | None):
     """Keep words made of allowed characters, most frequent first, up to the limit."""
-    if max_input_tokens is None and words:
-        # TF's learner compares len(kept) >= None here and raises TypeError.
-        raise TypeError("max_input_tokens=None is rejected by TF Text's learner "
-                        "(it raises TypeError); use -1 for no maximum")
-    kept = []
+    if max_input_tokens is None:
+        if words:  # TF's learner compares len(kept) >= None here and raises TypeError.
+            raise TypeError("max_input_tokens=None is rejected by TF Text's learner "
+                            "(it raises TypeError); use -1 for no maximum")
+        return []
+    kept: list[tuple[str, numbers.Real]] = []
     for word, count in sorted(words, key=lambda pair: pair[1], reverse=True):
         if max_input_tokens != -1 and len(kept) >= max_input_tokens:
             break
