@@ -15,6 +15,8 @@ Not handled here: truncation, special tokens, padding (``tokenizer``, ``processo
 
 from __future__ import annotations
 
+from typing import cast
+
 from .encoding.encoding import Encoding
 from .encoding.lazy_encoding import Layout, LazyEncoding
 from .fast.backend import make_word_encoder
@@ -114,7 +116,9 @@ class SequenceEncoder:
         names = list(map(self.id_tokens.__getitem__, acc.ids))
         for position, surface in acc.surfaces.items():
             names[position] = surface
-        return Encoding.build(acc.ids, names, acc.offsets, acc.word_ids, type_id)
+        # Every id here names a token (no holes), and word ids are ints: the casts say so.
+        return Encoding.build(acc.ids, cast("list[str]", names), acc.offsets,
+                              cast("list[int | None]", acc.word_ids), type_id)
 
     def ids(self, texts: list[str], num_threads: int | None = None) -> list[list[int]]:
         """The ids of each text, without special tokens (no offsets are built)."""

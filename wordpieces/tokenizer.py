@@ -48,6 +48,9 @@ from .pipeline.processors import PostProcessor, default_processor
 from .sequences import SequenceEncoder
 from .vocab import Vocab
 
+# A batch item: a text, or a (text, pair) tuple whose pair may be None (no pair).
+TextOrPair = str | tuple[str, str | None]
+
 # Bracketed upper-case tokens ([PAD], [UNK], [CLS], [SEP], [MASK], [START], [END]) are
 # what BERT-style vocabularies reserve; [unused0]… are deliberately not matched.
 _RESERVED_LOOK = re.compile(r"\[[A-Z][A-Z0-9_]*\]\Z")
@@ -93,7 +96,7 @@ class Tokenizer:
         if self.flavor not in FLAVORS:
             raise ValueError(f"unknown flavor {self.flavor!r}: expected one of "
                              f"{', '.join(FLAVORS)}")
-        self._added_list: list[AddedToken] = []
+        self._added: list[tuple[AddedToken, int]] = []  # each with its id (also on it)
         self._reserved = None if reserved_tokens is None else list(reserved_tokens)
         self._truncation = truncation
         self._padding = padding
@@ -160,9 +163,9 @@ class Tokenizer:
         return TokenizerParts(
             self._model, normalizer=self._normalizer, pre_tokenizer=self._pre_tokenizer,
             post_processor=self.post_processor, decoder=self.decoder,
-            added_tokens=tuple(self._added_list), reserved_tokens=tuple(self.reserved_tokens),
-            flavor=self.flavor, truncation=self._truncation, padding=self._padding,
-            vocab_path=self.vocab_path)
+            added_tokens=tuple(t for t, _ in self._added),
+            reserved_tokens=tuple(self.reserved_tokens), flavor=self.flavor,
+            truncation=self._truncation, padding=self._padding, vocab_path=self.vocab_path)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Tokenizer:
@@ -223,12 +226,12 @@ class Tokenizer:
     def _rebuild(self) -> None:
         """Rebuild the sequence encoder (and added-token matcher) after a stage changed."""
         norm = self._normalizer.normalize_str if self._normalizer is not None else None
-        added = AddedVocabulary([(t, t.id) for t in self._added_list], norm)
+        added = AddedVocabulary(self._added, norm)
         # id -> token as one list (added tokens win, as in HF): the per-token lookup is hot.
-        tokens = list(self._model.vocab.tokens)
-        for token in self._added_list:
-            tokens.extend([None] * (token.id + 1 - len(tokens)))
-            tokens[token.id] = token.content
+        tokens: list[str | None] = list(self._model.vocab.tokens)
+        for token, id_ in self._added:
+            tokens.extend([None] * (id_ + 1 - len(tokens)))
+            tokens[id_] = token.content
         self._seq = SequenceEncoder(self._normalizer, self._pre_tokenizer, self._model, added,
                                     match_added=self.flavor == "huggingface", id_tokens=tokens)
 
@@ -237,10 +240,10 @@ class Tokenizer:
         id_ = self._model.token_to_id(content)
         if id_ is not None:
             return id_
-        return max([self._model.vocab_size - 1, *(t.id for t in self._added_list)]) + 1
+        return max([self._model.vocab_size - 1, *(id_ for _, id_ in self._added)]) + 1
 
     def _add(self, tokens: Iterable[AddedToken | str], *, special: bool) -> int:
-        known = {t.content for t in self._added_list}
+        known = {t.content for t, _ in self._added}
         added = 0
         for token in tokens:
             if isinstance(token, str):
@@ -249,7 +252,7 @@ class Tokenizer:
                 continue
             known.add(token.content)
             id_ = self._new_id(token.content) if token.id is None else token.id
-            self._added_list.append(dataclasses.replace(token, id=id_))
+            self._added.append((dataclasses.replace(token, id=id_), id_))
             added += id_ >= self._model.vocab_size  # HF counts only new vocabulary entries
         self._rebuild()
         return added
@@ -271,7 +274,7 @@ class Tokenizer:
     @property
     def added_tokens(self) -> list[AddedToken]:
         """The added tokens with their ids, in the order they were added."""
-        return list(self._added_list)
+        return [t for t, _ in self._added]
 
     # ------------------------------------------------------------ vocabulary
 
@@ -303,7 +306,7 @@ class Tokenizer:
     @property
     def special_tokens(self) -> list[str]:
         """Contents of the special added tokens, in order."""
-        return [t.content for t in self._added_list if t.special]
+        return [t.content for t, _ in self._added if t.special]
 
     @property
     def reserved_tokens(self) -> list[str]:
@@ -388,7 +391,7 @@ class Tokenizer:
                                       padding=self._padding,
                                       add_special_tokens=add_special_tokens)[0]
 
-    def encode_batch(self, texts: Iterable[str | tuple[str, str]], *,
+    def encode_batch(self, texts: Iterable[TextOrPair], *,
                      add_special_tokens: bool = True,
                      num_threads: int | None = None) -> list[Encoding]:
         """Encode many texts or ``(text, pair)`` items; padding spans the whole batch.
@@ -406,7 +409,7 @@ class Tokenizer:
         """Return ``encode(...).ids`` without building offsets or tokens (the fast path)."""
         return self.encode_batch_ids([(text, pair)], add_special_tokens=add_special_tokens)[0]
 
-    def encode_batch_ids(self, texts: Iterable[str | tuple[str, str]], *,
+    def encode_batch_ids(self, texts: Iterable[TextOrPair], *,
                          add_special_tokens: bool = True,
                          num_threads: int | None = None) -> list[list[int]]:
         """Return ``[e.ids for e in encode_batch(...)]`` by the fast path."""
@@ -426,7 +429,7 @@ class Tokenizer:
         """The tokens of ``text``, without special tokens, truncation or padding."""
         return self._seq.encodings([text], [0])[0].tokens
 
-    def encode_batch_with(self, texts: Iterable[str | tuple[str, str]], *,
+    def encode_batch_with(self, texts: Iterable[TextOrPair], *,
                           truncation: TruncationParams | None, padding: PaddingParams | None,
                           add_special_tokens: bool = True,
                           num_threads: int | None = None) -> list[Encoding]:
@@ -489,8 +492,9 @@ class Tokenizer:
             keep1, keep2 = self._keep(len(enc), None if pair is None else len(pair),
                                       truncation, add_special_tokens)
             enc.truncate(keep1, truncation.stride, truncation.direction)
-            if pair is not None:
+            if pair is not None and keep2 is not None:  # _keep gives keep2 for a pair
                 pair.truncate(keep2, truncation.stride, truncation.direction)
+        out: Encoding
         if layout is not None and pair is None and isinstance(enc, LazyEncoding) and enc.fresh:
             out = enc.relayout(layout)
         elif self.post_processor is not None:
@@ -570,7 +574,8 @@ class Tokenizer:
 
 def _unzip(items: list) -> tuple[list[str], list[str | None]]:
     """Split batch items (a text, or a ``(text, pair)`` tuple/list) into two columns."""
-    firsts, pairs = [], []
+    firsts: list[str] = []
+    pairs: list[str | None] = []
     for item in items:
         if isinstance(item, str):
             firsts.append(item)

@@ -241,7 +241,13 @@ class Encoding:
     def join(cls, parts: list[Encoding]) -> Encoding:
         """Concatenate encodings that have no overflowing windows (a fast ``merge``)."""
         out = cls.__new__(cls)
-        ids, tokens, offsets, word_ids, type_ids, special, attention = ([] for _ in range(7))
+        ids: list[int] = []
+        tokens: list[str] = []
+        offsets: list[Offsets] = []
+        word_ids: list[int | None] = []
+        type_ids: list[int] = []
+        special: list[int] = []
+        attention: list[int] = []
         ranges: dict[int, tuple[int, int]] = {}
         for part in parts:
             if part.sequence_ranges:

@@ -21,13 +21,14 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from ..errors import MissingDependencyError, require
-from ..pipeline.models import WordPiece
-from ..pipeline.pre_tokenizers import WORD
+from ..pipeline.models import SubwordModel, WordPiece
+from ..pipeline.pre_tokenizers import WORD, CharClassPreTokenizer
 from .word_encoder import WordEncoder
 
+_core: Any  # the extension module (it has no type stubs), or None when it is missing
 try:
     _core = importlib.import_module(__name__.rpartition(".")[0] + "._native._core")
     _NATIVE_ERROR = ""
@@ -114,7 +115,8 @@ def _native_can_run(reference: WordEncoder) -> bool:
     # length; the two agree unless a word can start with the prefix, which needs the
     # prefix to start with a word character ("##" never does: '#' is punctuation).
     prefix = reference.model.continuing_subword_prefix
-    return not prefix or reference.pre_tokenizer.classes[ord(prefix[0])] != WORD
+    classes = cast(CharClassPreTokenizer, reference.pre_tokenizer).classes  # fused
+    return not prefix or classes[ord(prefix[0])] != WORD
 
 
 # ---------------------------------------------------------------- batching
@@ -176,10 +178,10 @@ class PythonWordEncoder(_Batching, WordEncoder):
     def _encode_texts(self, texts, offsets: bool, arrays: bool, threads: int):
         _check_texts(texts)
         if offsets:
-            results = [self.encode(t) for t in texts]
-            return _arrays_from_lists(results) if arrays else results
-        results = [self.encode_ids(t) for t in texts]
-        return _ids_arrays_from_lists(results) if arrays else results
+            encoded = [self.encode(t) for t in texts]
+            return _arrays_from_lists(encoded) if arrays else encoded
+        ids = [self.encode_ids(t) for t in texts]
+        return _ids_arrays_from_lists(ids) if arrays else ids
 
     def _raw_texts(self, texts, threads: int) -> list:
         _check_texts(texts)
@@ -195,7 +197,8 @@ class NativeWordEncoder(_Batching):
         self.reference = reference
         self.normalizer = reference.normalizer
         self.pre_tokenizer = reference.pre_tokenizer
-        self.model = model = reference.model
+        # _native_can_run: an exact WordPiece, read through the native contract
+        self.model = model = cast(SubwordModel, reference.model)
         tokens = [t.encode("utf-8", "surrogatepass") for t in model.vocab.tokens]
         max_bytes = model.max_input_bytes_per_word
         max_chars = model.max_input_chars_per_word

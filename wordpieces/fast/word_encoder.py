@@ -17,17 +17,25 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Mapping
 from itertools import accumulate
+from typing import cast
 
 from ..encoding.lazy_encoding import IdTokens, ListTokens
 from ..pipeline.models import Model, Pieces
-from ..pipeline.normalizers import BertNormalizer, NormalizedString, Normalizer
+from ..pipeline.normalizers import (
+    BertNormalizer,
+    CharwiseNormalizer,
+    NormalizedString,
+    Normalizer,
+)
 from ..pipeline.pre_tokenizers import (
     ISOLATE,
     SPACE,
     WORD,
     BertPreTokenizer,
     CharClasses,
+    CharClassPreTokenizer,
     PreTokenizer,
 )
 
@@ -45,9 +53,9 @@ Chunk = tuple[tuple[int, ...], Pieces, tuple[int, ...], int]
 class WordEncoder:
     """Encode text to ids and original-text offsets, with a word cache.
 
-    ``model`` is any ``models.Model`` (the fast path calls its ``split``). The
-    normalizer and pre-tokenizer may be ``None`` (no normalization; the whole text is
-    one word).
+    ``model`` is any ``models.Model`` (the fast path calls its ``split``, the general
+    path its ``pieces``). The normalizer and pre-tokenizer may be ``None`` (no
+    normalization; the whole text is one word).
 
     ``fused`` tells whether this is the fused BERT pipeline: an exact ``BertNormalizer``
     and an exact ``BertPreTokenizer`` of the same flavor. Only then does ``char_facts``
@@ -55,14 +63,18 @@ class WordEncoder:
     """
 
     def __init__(self, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None,
-                 model: Model | None):
+                 model: Model):
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.model = model
         self._cache: dict[str, Pieces] = {}
         self.fused = _is_fused_bert(normalizer, pre_tokenizer)
         if self.fused:
-            self._classes = CharClasses(self._classify_original)
+            # Fused: an exact BertNormalizer and BertPreTokenizer, read through the
+            # contracts the per-character tables are built from.
+            self._charwise = cast(CharwiseNormalizer, normalizer)
+            self._classes = original_classes(self._charwise,
+                                             cast(CharClassPreTokenizer, pre_tokenizer))
             self._word_map = CharClasses(self._word_char)
             self._reshaped = CharClasses(self._reshaped_char)
             # Ids alone for the hot loop (a tuple per chunk: little for the collector to
@@ -71,7 +83,7 @@ class WordEncoder:
             self._chunks = _Generations(CACHE_SIZE // 2)
             self._false_spaces = self._false_space_pattern()
             self._ascii_fold = self._plain_ascii_fold()
-            self._split = getattr(model, "split", None)
+            self._split: Callable[[str], Pieces] = model.split
 
     # ------------------------------------------------------------ public
 
@@ -238,7 +250,7 @@ class WordEncoder:
         elif not word.translate(self._reshaped):  # each character gives one: same offsets
             pieces = self._split(normalized)
         else:
-            ns = self.normalizer.normalize(word)
+            ns = self._charwise.normalize(word)
             inner = ns.normalized.strip(" ")
             shift = ns.normalized.index(inner[0]) if inner else 0
             pieces = tuple((i, *ns.span(shift + s, shift + e))
@@ -262,33 +274,41 @@ class WordEncoder:
 
     # ------------------------------------------------------------ classes
 
-    def _classify_original(self, ch: str) -> str:
-        """Class of an original character, from what it normalizes to."""
-        norm: BertNormalizer = self.normalizer  # type: ignore[assignment]
-        if ch in norm.context_chars:
-            return COMPLEX
-        mapped = norm.mapped(ch)
-        if not mapped:
-            return WORD  # deleted: glues its neighbours into one word, as the references do
-        classes = mapped.translate(self.pre_tokenizer.classes)  # type: ignore[union-attr]
-        if set(classes) == {SPACE}:
-            return SPACE
-        inner = classes.strip(SPACE)
-        # A lone word character is cut off only if spaced on both sides (a CJK char);
-        # " x" (TF folds U+037A to " ι") starts a word that goes on.
-        if len(inner) == 1 and (inner == ISOLATE or classes[0] == classes[-1] == SPACE):
-            return ISOLATE
-        if set(classes) == {WORD}:
-            return WORD
-        return COMPLEX
-
     def _word_char(self, ch: str) -> str:
-        return self.normalizer.mapped(ch).strip(" ")  # type: ignore[union-attr]
+        return self._charwise.mapped(ch).strip(" ")
 
     def _reshaped_char(self, ch: str) -> str:
         """``ch`` if it normalizes to anything but one (non-space) character, else ``""``."""
-        mapped = self.normalizer.mapped(ch)  # type: ignore[union-attr]
+        mapped = self._charwise.mapped(ch)
         return "" if len(mapped) == 1 and mapped != " " else ch
+
+
+def original_classes(normalizer: CharwiseNormalizer,
+                     pre_tokenizer: CharClassPreTokenizer) -> CharClasses:
+    """The class of each original character (code point -> class letter, filled on use)."""
+    return CharClasses(functools.partial(_classify_original, normalizer,
+                                         pre_tokenizer.classes))
+
+
+def _classify_original(norm: CharwiseNormalizer, pre_classes: Mapping[int, str],
+                       ch: str) -> str:
+    """Class of an original character, from what it normalizes to."""
+    if ch in norm.context_chars:
+        return COMPLEX
+    mapped = norm.mapped(ch)
+    if not mapped:
+        return WORD  # deleted: glues its neighbours into one word, as the references do
+    classes = mapped.translate(pre_classes)
+    if set(classes) == {SPACE}:
+        return SPACE
+    inner = classes.strip(SPACE)
+    # A lone word character is cut off only if spaced on both sides (a CJK char);
+    # " x" (TF folds U+037A to " ι") starts a word that goes on.
+    if len(inner) == 1 and (inner == ISOLATE or classes[0] == classes[-1] == SPACE):
+        return ISOLATE
+    if set(classes) == {WORD}:
+        return WORD
+    return COMPLEX
 
 
 class _Generations:
@@ -343,7 +363,9 @@ class ChunkTokens(IdTokens):
 
     def word_ids(self, before: tuple = (), after: tuple = ()) -> list[int | None]:
         body = _chunk_word_ids(self._encoder.chunk_entries(self._text.split()))
-        return [*before, *body, *after] if before or after else body
+        if before or after:
+            return [*before, *body, *after]
+        return cast("list[int | None]", body)  # a list of ints is one of ints or None
 
 
 def _word_chunk(pieces: Pieces) -> Chunk:
@@ -415,8 +437,9 @@ def word_splitter(normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | N
 
     if not _is_fused_bert(normalizer, pre_tokenizer):
         return general
-    classes = WordEncoder(normalizer, pre_tokenizer, None)._classes
-    table = CharClasses(lambda ch: _word_form(classes[ord(ch)], normalizer.mapped(ch)))
+    charwise = cast(CharwiseNormalizer, normalizer)  # fused: an exact BertNormalizer
+    classes = original_classes(charwise, cast(CharClassPreTokenizer, pre_tokenizer))
+    table = CharClasses(lambda ch: _word_form(classes[ord(ch)], charwise.mapped(ch)))
     newline_splits = table[ord("\n")] == _SEP
 
     def words(text: str) -> list[str]:

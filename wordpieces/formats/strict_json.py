@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import NoReturn
 
 from ..errors import FormatError
 
@@ -86,7 +87,7 @@ class Node:
         path = self.path if path is None else path
         return f"{self.source}: {path}" if path else self.source
 
-    def fail(self, message: str, path: str | None = None):
+    def fail(self, message: str, path: str | None = None) -> NoReturn:
         raise FormatError(f"{self.where(path)}: {message}")
 
     def expect(self, kind: str, *, nullable: bool = False):

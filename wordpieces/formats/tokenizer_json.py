@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from typing import Any
 
 from ..encoding.padding import PaddingParams, TruncationParams
 from ..errors import FormatError, VocabError
@@ -90,13 +91,19 @@ def parts_to_dict(parts: TokenizerParts, *, with_vocab: bool = True) -> dict:
         "version": "1.0",
         "truncation": None if parts.truncation is None else parts.truncation.to_json(),
         "padding": None if parts.padding is None else parts.padding.to_json(),
-        "added_tokens": [t.to_json(t.id) for t in parts.added_tokens],
+        "added_tokens": [_added_token_json(t) for t in parts.added_tokens],
         "normalizer": config(parts.normalizer),
         "pre_tokenizer": config(parts.pre_tokenizer),
         "post_processor": config(parts.post_processor),
         "decoder": config(parts.decoder),
         "model": model_config(parts.model, with_vocab=with_vocab),
     }
+
+
+def _added_token_json(token: AddedToken) -> dict:
+    if token.id is None:  # a Tokenizer gives every added token its id
+        raise ValueError(f"cannot save added token {token.content!r}: it has no id")
+    return token.to_json(token.id)
 
 
 def extras_dict(parts: TokenizerParts) -> dict:
@@ -162,17 +169,15 @@ def parts_from_state(state: dict) -> TokenizerParts:
 # ---------------------------------------------------------------- reading
 
 
-def read_extras(node: Node) -> dict:
+def read_extras(node: Node) -> dict[str, Any]:
     """Check a ``wordpieces.json`` and return its settings."""
     fmt = node.get("format", "a string")
     if fmt != FORMAT:
         node.fail(f"unsupported format {fmt!r} (this version reads {FORMAT!r})", "format")
     flavor = node.choice("flavor", {f: f for f in FLAVORS})
-    reserved = node.child("reserved_tokens", default=None)
-    if reserved.value is not None:
-        reserved = [e.expect("a string") for e in reserved.elements()]
-    else:
-        reserved = None
+    listed = node.child("reserved_tokens", default=None)
+    reserved = (None if listed.value is None
+                else [e.expect("a string") for e in listed.elements()])
     limit = node.get("max_input_bytes_per_word", "a non-negative integer", default=None)
     return {"flavor": flavor, "reserved_tokens": reserved, "max_input_bytes_per_word": limit}
 
@@ -181,9 +186,9 @@ def parts_from_dict(root: Node, *, extras: Node | None = None,
                     vocab_tokens: list[str] | None = None) -> TokenizerParts:
     """The parts of a parsed ``tokenizer.json`` (and ``wordpieces.json``)."""
     root.expect("an object")
-    settings = (read_extras(extras) if extras is not None
-                else {"flavor": "huggingface", "reserved_tokens": None,
-                      "max_input_bytes_per_word": None})
+    settings: dict[str, Any] = (read_extras(extras) if extras is not None
+                                else {"flavor": "huggingface", "reserved_tokens": None,
+                                      "max_input_bytes_per_word": None})
     flavor = settings["flavor"]
     model = model_from(root.child("model"), settings, vocab_tokens)
     added = added_tokens_from(root.child("added_tokens", default=[]), model.vocab_size)

@@ -129,7 +129,7 @@ def wordpiece_tokenize(word: str, vocab: Mapping[str, int] | Iterable[str] | Voc
     (['player', '##s'], ['[UNK]'])
     """
     if not isinstance(vocab, Mapping | Vocab):
-        vocab = set(vocab)  # type: ignore[assignment]
+        vocab = set(vocab)
     if len(word) > max_input_chars_per_word:
         return [unk_token]
     spans = greedy_spans(word, vocab, continuing_subword_prefix)  # type: ignore[arg-type]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from ..flavors.rules import FLAVORS, get_flavor
 
@@ -305,7 +305,7 @@ class StripAccents(CharMapNormalizer):
 class UnicodeNormalizer(NormalizerBase):
     """Apply a Unicode normalization form, aligned per combining sequence."""
 
-    form = "NFC"
+    form: Literal["NFC", "NFD", "NFKC", "NFKD"] = "NFC"
 
     def normalize_string(self, ns: NormalizedString) -> NormalizedString:
         text, aligns = ns.normalized, ns.alignments

@@ -144,7 +144,7 @@ def parse_piece(text: str) -> Piece:
     raise ValueError(f"cannot parse template piece {text!r}: a sequence is $A or $B")
 
 
-def parse_template(template: str | Iterable[str]) -> tuple[Piece, ...]:
+def parse_template(template: str | Iterable[str | Piece]) -> tuple[Piece, ...]:
     """Parse a template string (or a list of piece strings or ``Piece``) into pieces."""
     parts = template.split() if isinstance(template, str) else list(template)
     return tuple(p if isinstance(p, Piece) else parse_piece(p) for p in parts)
@@ -296,7 +296,7 @@ def default_processor(vocab: Vocab | Mapping[str, int], template: str | None = "
 
 def default_pair(single: tuple[Piece, ...]) -> tuple[Piece, ...]:
     """``X $A Y`` -> ``X $A Y $B:1 Y:1``: the BERT convention for a second sequence."""
-    tail = []
+    tail: list[Piece] = []
     for piece in reversed(single):
         if piece.is_sequence:
             break

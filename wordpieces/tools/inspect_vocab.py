@@ -181,7 +181,8 @@ def _percentile(ordered: list[int], p: int) -> int:
 
 def _words(line: str, enc) -> Iterable[tuple[str, list[int]]]:
     """Group an encoding's tokens by word: (the word's original text, its ids)."""
-    current, ids, start, end = None, [], 0, 0
+    ids: list[int] = []
+    current, start, end = None, 0, 0
     for id_, word, (a, b) in zip(enc.ids, enc.word_ids, enc.offsets, strict=True):
         if word != current and ids:
             yield line[start:end], ids

@@ -192,7 +192,7 @@ def test_chunk_cache_stays_bounded_and_right(monkeypatch):
 
 def test_char_facts_are_a_characters_class_and_word_text():
     """char_facts: what the native table learns of one character (class, word text)."""
-    encoder = WordEncoder(BertNormalizer(), BertPreTokenizer(), None)
+    encoder = WordEncoder(BertNormalizer(), BertPreTokenizer(), WordPiece(["[UNK]"]))
     assert encoder.fused
     assert [encoder.char_facts(ord(c)) for c in "A !\u00e9\u6771"] == [
         (WORD, "a"), (SPACE, ""), (ISOLATE, "!"), (WORD, "e"), (ISOLATE, "\u6771")]
@@ -201,7 +201,7 @@ def test_char_facts_are_a_characters_class_and_word_text():
 
 def test_char_facts_need_the_fused_pipeline():
     """Another pipeline has no per-character facts: asking is a clear error."""
-    encoder = WordEncoder(Lowercase(), BertPreTokenizer(), None)
+    encoder = WordEncoder(Lowercase(), BertPreTokenizer(), WordPiece(["[UNK]"]))
     assert not encoder.fused
     with pytest.raises(ValueError, match="fused"):
         encoder.char_facts(ord("A"))
