@@ -39,6 +39,7 @@ import re
 import tempfile
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import WordpiecesError, require
 from .atomic import atomic_directory
@@ -304,7 +305,9 @@ def _save_atomically(tf, root, path: str) -> None:
 def _module_class(tf, text):
     """The tf.Module class (defined here because TensorFlow is imported lazily)."""
 
-    class WordpiecesTokenizer(tf.Module):
+    module_base: Any = tf.Module  # known only once TensorFlow is imported
+
+    class WordpiecesTokenizer(module_base):
         """A tokenizer with the TensorFlow Text subword tutorial's methods."""
 
         def __init__(self, plan: ExportPlan, vocab_file: str):
@@ -320,7 +323,9 @@ def _module_class(tf, text):
                                                     **options)
             else:
                 self.tokenizer = text.WordpieceTokenizer(vocab_file, **options)
-                self._tables = plan.tables
+                if plan.tables is None:
+                    raise ValueError("an export through WordpieceTokenizer needs character tables")
+                self._tables: CharTables = plan.tables
                 self._mapping = _lookup_table(tf, plan.tables.mapping)
             self._reserved_tokens = plan.reserved_tokens
             self._drop = _drop_pattern(plan.reserved_tokens, plan.unk_token)

@@ -85,6 +85,9 @@ class Pipeline:
     """
 
     def __init__(self, normalizer=None, pre_tokenizer=None):
+        self._set_up(normalizer, pre_tokenizer)
+
+    def _set_up(self, normalizer, pre_tokenizer) -> None:
         self.normalizer = BertNormalizer() if normalizer is None else normalizer
         self.pre_tokenizer = BertPreTokenizer() if pre_tokenizer is None else pre_tokenizer
         self.config = pipeline_config(self.normalizer, self.pre_tokenizer)
@@ -107,7 +110,7 @@ class Pipeline:
                 "pre_tokenizer": _portable(self.pre_tokenizer)}
 
     def __setstate__(self, state):
-        self.__init__(_rebuilt(state["normalizer"]), _rebuilt(state["pre_tokenizer"]))
+        self._set_up(_rebuilt(state["normalizer"]), _rebuilt(state["pre_tokenizer"]))
 
 
 _SPLITTERS: dict = {}

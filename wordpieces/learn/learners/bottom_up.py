@@ -273,7 +273,8 @@ class MergeState:
         output, so back-to-back occurrences (``a b a b``) cancel out correctly.
         """
         symbols, count = self.words[index], self.word_count[index]
-        out, i, n, merged = [], 0, len(symbols), 0
+        out: list[int] = []
+        i, n, merged = 0, len(symbols), 0
         while i < n:
             if i + 1 < n and symbols[i] == a and symbols[i + 1] == b:
                 delta[(a, b)] = delta.get((a, b), 0) - count

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ...fast.word_encoder import word_splitter
-from ...pipeline.normalizers import NFC, NFD, NFKC, NFKD, BertNormalizer, Sequence
+from ...pipeline.normalizers import NFC, NFD, NFKC, NFKD, BertNormalizer, Normalizer, Sequence
 from ...pipeline.pre_tokenizers import ISOLATE, SPACE, WORD, BertPreTokenizer
 from .top_down import learn_top_down
 
@@ -59,7 +59,7 @@ def basic_tokenizer_pipeline(*, lower_case: bool = False, keep_whitespace: bool 
     if normalization_form is not None and normalization_form not in _FORMS:
         raise ValueError(f"unknown normalization_form {normalization_form!r}: expected one "
                          f"of {', '.join(_FORMS)}")
-    normalizer = BertNormalizer(lowercase=lower_case, flavor="tensorflow")
+    normalizer: Normalizer = BertNormalizer(lowercase=lower_case, flavor="tensorflow")
     if normalization_form is not None and not lower_case:
         normalizer = Sequence([_FORMS[normalization_form](), normalizer])
     if keep_whitespace or preserve_unused_token:
