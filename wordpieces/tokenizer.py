@@ -1,7 +1,7 @@
 """The user-facing tokenizer: text to model-ready ids and back.
 
 ``Tokenizer`` holds one object per pipeline stage (normalizer, pre-tokenizer, model,
-post-processor, decoder; DESIGN.md §2) and offers the calls users know from Hugging Face
+post-processor, decoder; docs/architecture.md) and offers the calls users know from Hugging Face
 ``tokenizers`` (``encode``, ``encode_batch``, padding and truncation, ``decode``),
 ``transformers`` (calling the tokenizer) and TensorFlow Text (``tokenize``,
 ``detokenize``, ``lookup``). Texts are encoded by ``sequences.SequenceEncoder`` (the
@@ -28,7 +28,7 @@ from .encoding.batch_encoding import BatchEncoding, call_tokenizer
 from .encoding.encoding import Encoding
 from .encoding.lazy_encoding import Layout, LazyEncoding
 from .encoding.padding import PaddingParams, TruncationParams, cut_ids, pad_ids, truncation_lengths
-from .errors import TokenizeError, VocabError
+from .errors import TokenizeError, VocabError, check_thread_count
 from .flavors.rules import FLAVORS, get_flavor
 from .formats.tokenizer_json import (
     TokenizerParts,
@@ -118,7 +118,7 @@ class Tokenizer:
         """Build a BERT tokenizer from a vocabulary (``vocab.txt`` path, list, dict or Vocab).
 
         ``flavor`` picks whose edge cases to reproduce (``bert``, ``huggingface``,
-        ``tensorflow``; DESIGN.md §2) and the word length limit when
+        ``tensorflow``; docs/architecture.md, "The three flavors") and the word length limit when
         ``max_input_chars_per_word`` is None. ``special_tokens`` default to the vocab's
         bracketed upper-case tokens (``[PAD]``, ``[CLS]`` …) plus ``unk_token``.
         ``template="auto"`` gives ``[CLS] $A [SEP]`` when the vocab has those tokens,
@@ -415,7 +415,7 @@ class Tokenizer:
         """Return ``[e.ids for e in encode_batch(...)]`` by the fast path."""
         firsts, pairs = _unzip(list(texts))
         flat = self._seq.ids(firsts + [p for p in pairs if p is not None],
-                             _threads(num_threads))
+                             check_thread_count(num_threads))
         seconds = iter(flat[len(firsts):])
         out = [self._finish_ids(a, None if p is None else next(seconds), add_special_tokens)
                for a, p in zip(flat[:len(firsts)], pairs, strict=True)]
@@ -456,7 +456,7 @@ class Tokenizer:
         else:
             flat = self._seq.encodings(firsts + seconds,
                                        [0] * len(firsts) + [1] * len(seconds),
-                                       _threads(num_threads))
+                                       check_thread_count(num_threads))
             rest = iter(flat[len(firsts):])
             out = [self._finish(enc, None if p is None else next(rest), add_special_tokens,
                                 truncation, padding, layout)
@@ -471,7 +471,7 @@ class Tokenizer:
                         padding: PaddingParams | None,
                         num_threads: int | None) -> list[Encoding]:
         """The common case: single texts, no truncation; lazy encodings in their layout."""
-        out = self._seq.encodings(texts, [0] * len(texts), _threads(num_threads), layout)
+        out = self._seq.encodings(texts, [0] * len(texts), check_thread_count(num_threads), layout)
         for i, enc in enumerate(out):
             if not isinstance(enc, LazyEncoding):  # a text with added tokens
                 out[i] = self._finish(enc, None, add_special_tokens, None, None)
@@ -587,13 +587,6 @@ def _unzip(items: list) -> tuple[list[str], list[str | None]]:
             raise TypeError(f"a batch item must be a str or a (text, pair) pair, "
                             f"got {item!r:.80}")
     return firsts, pairs
-
-
-def _threads(num_threads) -> int | None:
-    if num_threads is not None and (isinstance(num_threads, bool)
-                                    or not isinstance(num_threads, int) or num_threads < 1):
-        raise ValueError(f"num_threads must be a positive integer or None, got {num_threads!r}")
-    return num_threads
 
 
 def _check_stride(n: int, keep: int, stride: int) -> None:

@@ -23,7 +23,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, cast
 
-from ..errors import MissingDependencyError, require
+from ..errors import MissingDependencyError, check_thread_count, require
 from ..pipeline.models import SubwordModel, WordPiece
 from ..pipeline.pre_tokenizers import WORD, CharClassPreTokenizer
 from .word_encoder import WordEncoder
@@ -286,9 +286,7 @@ def _thread_count(num_threads: int | None) -> int:
             return max(1, len(os.sched_getaffinity(0)))
         except AttributeError:  # not on Linux
             return os.cpu_count() or 1
-    if not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1:
-        raise ValueError(f"num_threads must be a positive int or None, not {num_threads!r}")
-    return num_threads
+    return check_thread_count(num_threads)
 
 
 def _ids_arrays_from_lists(results: list[list[int]]) -> tuple:
