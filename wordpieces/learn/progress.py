@@ -30,6 +30,7 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Protocol
 
 MODES = ("auto", "bar", "jsonl", "none")
 BYTE_UNITS = ("B", "bytes")
@@ -39,6 +40,16 @@ LABELS = {"count": "counting", "search": "learning (top-down)",
           "merge": "learning (bottom-up)"}
 EVENT_UNITS = {"count": "B", "merge": "tokens"}  # what ``done`` counts in library events
 _MEASURES = ("done", "total", "unit")
+
+
+class ProgressCallback(Protocol):
+    """What producers call: ``callback("merge", done=10, total=3000)``.
+
+    A ``Progress`` (or ``make_reporter``'s result) is one; so is any function taking an
+    event name and keyword fields, which is all the learners and ``count_words`` assume.
+    """
+
+    def __call__(self, event: str, **fields) -> None: ...
 
 
 class Progress:

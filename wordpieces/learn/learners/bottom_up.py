@@ -29,7 +29,8 @@ import heapq
 from collections.abc import Iterable
 from fractions import Fraction
 
-from .common import Progress, integer_pairs
+from ..progress import ProgressCallback
+from .common import integer_pairs
 
 __all__ = ["learn_bottom_up"]
 
@@ -37,7 +38,7 @@ __all__ = ["learn_bottom_up"]
 def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = ("[UNK]",),
                     min_frequency: int = 0, limit_alphabet: int | None = None,
                     initial_alphabet: Iterable[str] = (), continuing_subword_prefix: str = "##",
-                    progress: Progress | None = None) -> list[str]:
+                    progress: ProgressCallback | None = None) -> list[str]:
     """Learn up to ``vocab_size`` tokens by merging the pairs of highest likelihood score.
 
     ``counts``: a ``WordCounts``, a dict or ``(word, count)`` pairs (integer counts).

@@ -1,4 +1,4 @@
-"""Accept word counts in every form the learners take, and report progress.
+"""Accept word counts in every form the learners take.
 
 Not handled here: counting text (``counting``) or any learning algorithm.
 """
@@ -7,13 +7,6 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Mapping
-from typing import Protocol
-
-
-class Progress(Protocol):
-    """Receive learning events, e.g. ``progress("merge", done=10, total=3000)``."""
-
-    def __call__(self, event: str, **fields) -> None: ...
 
 
 def ordered_pairs(counts) -> list[tuple[str, numbers.Real]]:

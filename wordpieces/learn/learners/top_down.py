@@ -2,7 +2,7 @@
 
 ``learn_top_down`` returns, token for token and in order, what
 ``tensorflow_text.tools.wordpiece_vocab.wordpiece_tokenizer_learner_lib.learn`` returns for
-the same counts and parameters (see /work/shared/notes/reference-behaviour.md §1): a binary
+the same counts and parameters: a binary
 search over a count threshold, each step running ``num_iterations`` rounds of "count every
 substring from each piece start to the end of the word, then subtract each token's count
 from its proper prefixes, longest first".
@@ -25,7 +25,8 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable
 
-from .common import Progress, ordered_pairs
+from ..progress import ProgressCallback
+from .common import ordered_pairs
 
 __all__ = ["learn_top_down"]
 
@@ -35,7 +36,7 @@ def learn_top_down(counts, vocab_size: int, reserved_tokens: Iterable[str], *,
                    num_iterations: int = 4, max_input_tokens: int | None = 5_000_000,
                    max_token_length: int = 50, max_unique_chars: int = 1000,
                    slack_ratio: float = 0.05, include_joiner_token: bool = True,
-                   joiner: str = "##", progress: Progress | None = None) -> list[str]:
+                   joiner: str = "##", progress: ProgressCallback | None = None) -> list[str]:
     """Learn a vocabulary of about ``vocab_size`` tokens the way BERT's TF Text tool does.
 
     ``counts`` is a ``WordCounts``, a dict or an iterable of ``(word, count)`` pairs. A
