@@ -5,7 +5,7 @@ outputs are compared; without it, TF's time is the one recorded in the golden's
 ``seconds.txt`` (measured when the golden was made).
 
     .venv/bin/python benchmarks/learn.py                  # ours + recorded TF times
-    PYTHONPATH=. /work/tfenv/bin/python benchmarks/learn.py   # ours + TF live
+    PYTHONPATH=. .venv-tf/bin/python benchmarks/learn.py   # ours + TF live
 """
 
 from __future__ import annotations

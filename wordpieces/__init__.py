@@ -1,6 +1,6 @@
 """wordpieces: WordPiece tokenization and vocabulary learning, BERT-exact and fast.
 
-This module only re-exports the public names; see DESIGN.md for the architecture.
+This module only re-exports the public names; see docs/architecture.md for the architecture.
 """
 
 from .encoding.batch_encoding import BatchEncoding

@@ -5,7 +5,7 @@ Reading is strict: a bad file is reported with its path and line number rather t
 silently producing different ids than the model was trained with.
 
 Not handled here: special-token semantics (see ``processors``) and the JSON formats
-(see ``serialization``).
+(see ``formats.tokenizer_json``).
 """
 
 from __future__ import annotations

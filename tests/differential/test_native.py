@@ -3,7 +3,7 @@
 Differential tests: every corpus under ../shared/corpora (sampled; set
 WORDPIECES_FULL_DIFF=1 for every line) through every vocabulary under ../shared/vocab in
 every flavor, plus hypothesis-generated text and vocabularies. The reference is
-``splitting.WordEncoder``; ``test_sanitizers.py`` reruns this module against an
+``fast.word_encoder.WordEncoder``; ``test_sanitizers.py`` reruns this module against an
 AddressSanitizer/UBSan build of the extension.
 """
 

@@ -1,6 +1,6 @@
 """State, per reference implementation, the character facts BERT tokenization depends on.
 
-Three references disagree on edge cases ("flavors", see DESIGN.md §2):
+Three references disagree on edge cases ("flavors", see docs/architecture.md):
 
 - ``bert``: google-research/bert ``tokenization.py``, on Python's ``unicodedata``;
 - ``huggingface``: HF ``tokenizers`` (Rust), whose character tables are older than

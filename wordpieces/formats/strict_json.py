@@ -6,7 +6,7 @@ it came from, so that reading a field checks its type and a wrong file reads as
 ``tokenizer.json: model.vocab: expected an object, got an array`` instead of a
 ``KeyError`` traceback.
 
-Not handled here: what the fields mean (``serialization``).
+Not handled here: what the fields mean (``tokenizer_json``, ``bundle``).
 """
 
 from __future__ import annotations

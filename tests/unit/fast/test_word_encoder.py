@@ -169,19 +169,19 @@ def test_generic_pipeline(vocab):
 def test_chunk_cache_stays_bounded_and_right(monkeypatch):
     """The two-generation chunk cache never holds more than CACHE_SIZE chunks, and
     results do not depend on what it holds."""
-    from wordpieces.fast import word_encoder as splitting
+    from wordpieces.fast import word_encoder
     from wordpieces.pipeline.models import WordPiece
     from wordpieces.pipeline.normalizers import BertNormalizer
     from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer
     from wordpieces.vocab import Vocab
-    monkeypatch.setattr(splitting, "CACHE_SIZE", 8)
+    monkeypatch.setattr(word_encoder, "CACHE_SIZE", 8)
     vocab = Vocab(["[UNK]", "a", "b", "##a", "##b", "!"])
-    encoder = splitting.WordEncoder(BertNormalizer(), BertPreTokenizer(), WordPiece(vocab))
+    encoder = word_encoder.WordEncoder(BertNormalizer(), BertPreTokenizer(), WordPiece(vocab))
     texts = [" ".join(f"{w}{'!' * (i % 3)}" for w in ("ab", "ba", "aab", "b")) for i in range(40)]
     first = [encoder.encode(t) for t in texts]
     first_ids = [encoder.encode_ids(t) for t in texts]
     assert len(encoder._chunks) <= 8 and len(encoder._chunk_ids_cache) <= 8
-    fresh = splitting.WordEncoder(BertNormalizer(), BertPreTokenizer(), WordPiece(vocab))
+    fresh = word_encoder.WordEncoder(BertNormalizer(), BertPreTokenizer(), WordPiece(vocab))
     assert [encoder.encode(t) for t in reversed(texts)] == [fresh.encode(t)
                                                             for t in reversed(texts)]
     assert [encoder.encode_ids(t) for t in reversed(texts)] == [fresh.encode_ids(t)

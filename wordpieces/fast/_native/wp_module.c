@@ -247,7 +247,7 @@ static PyMethodDef core_functions[] = {
 
 static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT, "_core",
-    "Native hot path of wordpieces (see wordpieces/backend.py).", -1, core_functions,
+    "Native hot path of wordpieces (see wordpieces/fast/backend.py).", -1, core_functions,
     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__core(void)

@@ -1,7 +1,9 @@
-"""Record TF Text's learner output on edge-case inputs, for tests/test_top_down.py.
+"""Record TF Text's learner output on edge-case inputs, for tests/unit/learn/test_top_down.py.
 
-Run with tensorflow-text installed (e.g. /work/tfenv/bin/python), from the repo root:
-    python tests/data/make_top_down_tf_cases.py > tests/data/top_down_tf_cases.json
+Run with tensorflow-text installed (e.g. .venv-tf/bin/python, made by scripts/test-tensorflow),
+from the repo root:
+    python tests/unit/learn/data/make_top_down_tf_cases.py \
+        > tests/unit/learn/data/top_down_tf_cases.json
 
 Each case: name, what it exercises, counts (a list of [word, count]), params, and TF's
 result (the vocabulary, or the exception type name).
