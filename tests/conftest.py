@@ -45,6 +45,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a test whose marker names what is missing here, before its fixtures run."""
     item.stash[LOOKUPS_AT_SETUP] = shared_data.lookups()
     checking = item.config.getoption("--check-shared-marker")
     if needs(item, "shared_data") and not shared_data.available() and not checking:
@@ -66,6 +67,7 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef, request: pytest.FixtureR
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Fail a test whose markers do not say what it needs (see ``marker_problem``)."""
     report = yield
     if call.when == "call" or (call.when == "setup" and not report.passed):
         problem = marker_problem(item, report)
@@ -91,6 +93,7 @@ def marker_problem(item: pytest.Item, report: pytest.TestReport) -> str | None:
 
 
 def needs(item: pytest.Item, marker: str) -> bool:
+    """Tell whether the item carries ``marker`` (on itself, its class or its module)."""
     return item.get_closest_marker(marker) is not None
 
 
@@ -127,5 +130,5 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         return
     count = shared_data_skips(reporter)
     if count:
-        reporter.write_line(f"{count} tests skipped: they need the shared data "
-                            f"({shared_data.WHERE})", yellow=True)
+        tests = "1 test skipped: it needs" if count == 1 else f"{count} tests skipped: they need"
+        reporter.write_line(f"{tests} the shared data ({shared_data.WHERE})", yellow=True)
