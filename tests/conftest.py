@@ -115,10 +115,16 @@ def skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
 
 
 def shared_data_skips(terminalreporter: pytest.TerminalReporter) -> int:
-    """Count the tests skipped for want of ../shared (xdist hands workers' reports back)."""
+    """Count the tests skipped for want of ../shared (xdist hands workers' reports back).
+
+    Without ../shared every skipped ``shared_data`` test counts, whatever skipped it first
+    (``--check-shared-marker`` lets each one find out for itself).
+    """
+    absent = not shared_data.available()
     return sum(1 for report in terminalreporter.stats.get("skipped", [])
                if isinstance(report, pytest.TestReport)
-               and skip_reason(report).startswith(shared_data.SKIP_REASON))
+               and (skip_reason(report).startswith(shared_data.SKIP_REASON)
+                    or absent and "shared_data" in report.keywords))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

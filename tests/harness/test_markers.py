@@ -148,12 +148,19 @@ def test_needs_it(vocab):
 @pytest.mark.shared_data
 def test_does_not():
     assert True
+
+
+@pytest.mark.shared_data
+def test_skips_first_for_another_reason():
+    pytest.skip("something else is missing")
 ''', "--check-shared-marker", shared=False)
     assert result.returncode == 1
     assert "FAILED tests/test_sample.py::test_does_not" in result.stdout
     assert "passes without the shared data: drop the marker" in result.stdout
     assert "test_needs_it" not in result.stdout.split("short test summary info")[1].split(
         "SKIPPED")[0]
+    assert result.stdout.strip().splitlines()[-1].startswith(
+        "2 tests skipped: they need the shared data")  # both marked tests that skipped
 
 
 def test_check_mode_refuses_to_run_with_the_data_present(tmp_path):
