@@ -6,7 +6,7 @@ source (``ast``), so it sees every ``import`` statement wherever it stands, and 
 those under ``if TYPE_CHECKING:`` (a type-only cycle still couples the two modules).
 
 Run as a script to print the graph's size and any cycle:
-``python tests/unit/test_import_graph.py [PACKAGE_DIR]``.
+``python -m tests.unit.test_import_graph [PACKAGE_DIR]`` (from the repository root).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 import sys
 from pathlib import Path
+
+from tests.helpers import write_package
 
 PACKAGE = Path(__file__).resolve().parents[2] / "wordpieces"
 
@@ -107,17 +109,9 @@ def test_root_package_only_reexports():
     assert [m for m, targets in graph.items() if "wordpieces" in targets] == []
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root / "pkg"
-
-
 def test_cycle_through_an_import_inside_a_function_is_found(tmp_path):
     """A cycle hidden in a function body still counts."""
-    pkg = _write(tmp_path, {
+    pkg = write_package(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/a.py": "from .b import thing\n",
         "pkg/sub/__init__.py": "",
@@ -129,7 +123,7 @@ def test_cycle_through_an_import_inside_a_function_is_found(tmp_path):
 
 def test_relative_imports_resolve_across_subpackages(tmp_path):
     """``from ..x import y`` and ``from . import module`` point at the right modules."""
-    pkg = _write(tmp_path, {
+    pkg = write_package(tmp_path, {
         "pkg/__init__.py": "from .sub import c\n",
         "pkg/a.py": "import pkg.sub.c\n",
         "pkg/sub/__init__.py": "",

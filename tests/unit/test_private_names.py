@@ -27,6 +27,8 @@ import ast
 import sys
 from pathlib import Path
 
+from tests.helpers import write_package
+
 PACKAGE = Path(__file__).resolve().parents[2] / "wordpieces"
 ATTRIBUTE_FUNCTIONS = ("getattr", "setattr", "hasattr", "delattr")
 
@@ -189,17 +191,9 @@ def test_no_private_name_crosses_a_module_boundary():
 # ---------------------------------------------------------------- the scan itself
 
 
-def _package(tmp_path: Path, files: dict[str, str]) -> Path:
-    for name, text in {"pkg/__init__.py": "", **files}.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return tmp_path / "pkg"
-
-
 def test_importing_a_private_name_is_found(tmp_path):
     """``from .a import _helper`` and its absolute form are reported."""
-    pkg = _package(tmp_path, {
+    pkg = write_package(tmp_path, {
         "pkg/a.py": "def _helper():\n    pass\n",
         "pkg/sub/__init__.py": "",
         "pkg/sub/b.py": "from ..a import _helper\nfrom pkg.a import _helper as h\n",
@@ -210,7 +204,7 @@ def test_importing_a_private_name_is_found(tmp_path):
 
 def test_private_module_is_importable_from_its_own_package_only(tmp_path):
     """``fast/_native/_core`` from ``fast/``: fine; from elsewhere: reported."""
-    pkg = _package(tmp_path, {
+    pkg = write_package(tmp_path, {
         "pkg/fast/__init__.py": "",
         "pkg/fast/_native/__init__.py": "",
         "pkg/fast/_native/_core.py": "",
@@ -222,7 +216,7 @@ def test_private_module_is_importable_from_its_own_package_only(tmp_path):
 
 def test_another_modules_private_attribute_is_found(tmp_path):
     """Reading, writing or getattr-ing ``obj._x`` defined in another module is reported."""
-    pkg = _package(tmp_path, {
+    pkg = write_package(tmp_path, {
         "pkg/a.py": "class A:\n    def __init__(self):\n        self._x = 1\n",
         "pkg/b.py": ("def f(a):\n    a._cache = a._x\n"
                      "    return getattr(a, '_x', None)\n"),
@@ -233,7 +227,7 @@ def test_another_modules_private_attribute_is_found(tmp_path):
 
 def test_own_private_attributes_self_and_dunders_are_fine(tmp_path):
     """Attributes the module defines, ``self``/``cls`` access and dunders are not reported."""
-    pkg = _package(tmp_path, {
+    pkg = write_package(tmp_path, {
         "pkg/a.py": (
             "class A:\n"
             "    __slots__ = ('_y',)\n"
@@ -248,7 +242,7 @@ def test_own_private_attributes_self_and_dunders_are_fine(tmp_path):
 
 def test_other_projects_private_attributes_are_theirs(tmp_path):
     """``bert_tokenizer._DELIM_REGEX`` of an imported third-party module is not reported."""
-    pkg = _package(tmp_path, {
+    pkg = write_package(tmp_path, {
         "pkg/probe.py": ("import os\nfrom tf_text.ops import bert_tokenizer\n"
                          "REGEX = bert_tokenizer._DELIM_REGEX\nos._exit\n"),
     })

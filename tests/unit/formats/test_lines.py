@@ -12,23 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import LINE_TEXT, reference_lines
 from wordpieces.errors import FormatError
 from wordpieces.formats import lines as lines_module
 from wordpieces.formats.lines import LineReader, TextLines, split_lines
 
-# Characters that end a line elsewhere (\r, U+2028, \x0b, \x1c, \x85) must stay inside one.
-TEXT = st.text(st.sampled_from("ab é\n\r\u2028\x0b\x1c\x85字"), max_size=80)
 OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
-
-
-def reference_lines(text: str) -> list[str]:
-    """Lines as Python's own reader gives them with newline='\\n', ending removed."""
-    lines = []
-    for line in io.StringIO(text, newline="\n"):
-        if line.endswith("\n"):
-            line = line[:-2] if line.endswith("\r\n") else line[:-1]
-        lines.append(line)
-    return lines
 
 
 @pytest.fixture
@@ -82,7 +71,7 @@ def test_line_longer_than_a_chunk(tmp_path, read_size):
 
 
 @settings(max_examples=150, deadline=None)
-@given(text=TEXT, size=st.integers(1, 16), bom=st.booleans())
+@given(text=LINE_TEXT, size=st.integers(1, 16), bom=st.booleans())
 def test_any_chunk_size_gives_the_file_lines(tmp_path_factory, text, size, bom):
     """For any text and chunk size, the lines equal Python's '\\n'-only line reading."""
     path = tmp_path_factory.mktemp("chunks") / "f.txt"
@@ -93,7 +82,7 @@ def test_any_chunk_size_gives_the_file_lines(tmp_path_factory, text, size, bom):
 
 
 @settings(max_examples=150, deadline=None)
-@given(text=TEXT, size=st.integers(1, 16), cuts=st.lists(st.integers(0, 200), max_size=6))
+@given(text=LINE_TEXT, size=st.integers(1, 16), cuts=st.lists(st.integers(0, 200), max_size=6))
 def test_byte_ranges_that_tile_a_file_give_each_line_once(tmp_path_factory, text, size, cuts):
     """Any cut of a file into ranges gives each line once, in order (a BOM included)."""
     data = b"\xef\xbb\xbf" + text.encode("utf-8")

@@ -12,22 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import LINE_TEXT, reference_lines
 from tests.shared_data import shared_path
 from wordpieces.formats import lines as line_reader
 from wordpieces.learn.sources import Block, block_lines, file_blocks, plan, stdin_lines
-
-# Characters that end a line elsewhere (\r, U+2028, \x0b, \x1c, \x85) must stay inside one.
-TEXT = st.text(st.sampled_from("ab é\n\r\u2028\x0b\x1c\x85字"), max_size=80)
-
-
-def reference_lines(text: str) -> list[str]:
-    """Lines as Python's own reader gives them with newline='\\n', ending removed."""
-    lines = []
-    for line in io.StringIO(text, newline="\n"):
-        if line.endswith("\n"):
-            line = line[:-2] if line.endswith("\r\n") else line[:-1]
-        lines.append(line)
-    return lines
 
 
 def read_all(path, *, read_size: int, blocksize: int | None = None) -> list[str]:
@@ -38,7 +26,7 @@ def read_all(path, *, read_size: int, blocksize: int | None = None) -> list[str]
 
 
 @settings(max_examples=150, deadline=None)
-@given(text=TEXT, read_size=st.integers(1, 16), blocksize=st.integers(1, 40))
+@given(text=LINE_TEXT, read_size=st.integers(1, 16), blocksize=st.integers(1, 40))
 def test_blocks_together_give_each_line_once(tmp_path_factory, text, read_size, blocksize):
     """Cut into byte-range blocks, a file's lines come back each once, in order."""
     path = tmp_path_factory.mktemp("blocks") / "f.txt"

@@ -1,0 +1,30 @@
+"""Small helpers shared by several test modules (not tests themselves)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+# Characters that end a line elsewhere (\r, U+2028, \x0b, \x1c, \x85) must stay inside one.
+LINE_TEXT = st.text(st.sampled_from("ab é\n\r\u2028\x0b\x1c\x85字"), max_size=80)
+
+
+def reference_lines(text: str) -> list[str]:
+    """Lines as Python's own reader gives them with newline='\\n', ending removed."""
+    lines = []
+    for line in io.StringIO(text, newline="\n"):
+        if line.endswith("\n"):
+            line = line[:-2] if line.endswith("\r\n") else line[:-1]
+        lines.append(line)
+    return lines
+
+
+def write_package(root: Path, files: dict[str, str]) -> Path:
+    """Write a small package ``pkg`` (an empty ``pkg/__init__.py`` unless given) under root."""
+    for name, text in {"pkg/__init__.py": "", **files}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root / "pkg"
