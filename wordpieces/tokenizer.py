@@ -26,8 +26,9 @@ from collections.abc import Iterable, Sequence
 
 from .encoding.batch_encoding import BatchEncoding, call_tokenizer
 from .encoding.encoding import Encoding
+from .encoding.finishing import Finisher, pad, pad_batch, pad_batch_ids
 from .encoding.lazy_encoding import Layout, LazyEncoding
-from .encoding.padding import PaddingParams, TruncationParams, cut_ids, pad_ids, truncation_lengths
+from .encoding.padding import PaddingParams, TruncationParams
 from .errors import TokenizeError, VocabError, check_thread_count
 from .flavors.rules import FLAVORS, get_flavor
 from .formats.tokenizer_json import (
@@ -417,13 +418,10 @@ class Tokenizer:
         flat = self._seq.ids(firsts + [p for p in pairs if p is not None],
                              check_thread_count(num_threads))
         seconds = iter(flat[len(firsts):])
-        out = [self._finish_ids(a, None if p is None else next(seconds), add_special_tokens)
+        finisher = Finisher(self.post_processor, add_special_tokens, self._truncation, None)
+        out = [finisher.ids(a, None if p is None else next(seconds))
                for a, p in zip(flat[:len(firsts)], pairs, strict=True)]
-        params = self._padding
-        if params is not None:
-            target = params.target_length([len(ids) for ids in out])
-            out = [pad_ids(ids, target, params) for ids in out]
-        return out
+        return pad_batch_ids(out, self._padding)
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of ``text``, without special tokens, truncation or padding."""
@@ -451,87 +449,32 @@ class Tokenizer:
         layout = (None if self.post_processor is None
                   else self.post_processor.single_layout(self._seq.id_tokens,
                                                           add_special_tokens))
+        finisher = Finisher(self.post_processor, add_special_tokens, truncation, padding)
         if layout is not None and not seconds and truncation is None:
-            out = self._encode_singles(firsts, layout, add_special_tokens, padding, num_threads)
+            out = self._encode_singles(firsts, layout, finisher, num_threads)
         else:
             flat = self._seq.encodings(firsts + seconds,
                                        [0] * len(firsts) + [1] * len(seconds),
                                        check_thread_count(num_threads))
             rest = iter(flat[len(firsts):])
-            out = [self._finish(enc, None if p is None else next(rest), add_special_tokens,
-                                truncation, padding, layout)
+            out = [finisher.encoding(enc, None if p is None else next(rest), layout)
                    for enc, p in zip(flat[:len(firsts)], pairs, strict=True)]
-        if padding is not None and len(out) > 1:
-            target = padding.target_length([len(e) for e in out])
-            for enc in out:
-                _pad(enc, target, padding)
+        pad_batch(out, padding)
         return out
 
-    def _encode_singles(self, texts: list[str], layout: Layout, add_special_tokens: bool,
-                        padding: PaddingParams | None,
+    def _encode_singles(self, texts: list[str], layout: Layout, finisher: Finisher,
                         num_threads: int | None) -> list[Encoding]:
         """The common case: single texts, no truncation; lazy encodings in their layout."""
         out = self._seq.encodings(texts, [0] * len(texts), check_thread_count(num_threads), layout)
+        plain = Finisher(self.post_processor, finisher.add_special_tokens, None, None)
         for i, enc in enumerate(out):
             if not isinstance(enc, LazyEncoding):  # a text with added tokens
-                out[i] = self._finish(enc, None, add_special_tokens, None, None)
+                out[i] = plain.encoding(enc, None)
+        padding = finisher.padding
         if padding is not None:
             for enc in out:
-                _pad(enc, padding.target_length([len(enc)]), padding)
+                pad(enc, padding.target_length([len(enc)]), padding)
         return out
-
-    def _finish(self, enc: Encoding, pair: Encoding | None, add_special_tokens: bool,
-                truncation: TruncationParams | None, padding: PaddingParams | None,
-                layout: Layout | None = None) -> Encoding:
-        """Truncate, add special tokens and pad one input, in HF's order.
-
-        ``layout`` is the post-processor's shortcut for one sequence: a lazy encoding
-        that truncation left whole only changes its layout.
-        """
-        if truncation is not None:
-            keep1, keep2 = self._keep(len(enc), None if pair is None else len(pair),
-                                      truncation, add_special_tokens)
-            enc.truncate(keep1, truncation.stride, truncation.direction)
-            if pair is not None and keep2 is not None:  # _keep gives keep2 for a pair
-                pair.truncate(keep2, truncation.stride, truncation.direction)
-        out: Encoding
-        if layout is not None and pair is None and isinstance(enc, LazyEncoding) and enc.fresh:
-            out = enc.relayout(layout)
-        elif self.post_processor is not None:
-            out = self.post_processor.process(enc, pair, add_special_tokens)
-        elif pair is not None:
-            enc.set_sequence_id(0)
-            pair.set_sequence_id(1)
-            out = Encoding.merge([enc, pair], growing_offsets=False)
-        else:
-            out = enc
-        if padding is not None:
-            _pad(out, padding.target_length([len(out)]), padding)
-        return out
-
-    def _finish_ids(self, a: list[int], b: list[int] | None,
-                    add_special_tokens: bool) -> list[int]:
-        """``_finish`` for ids only (the first truncation window, no padding)."""
-        params = self._truncation
-        if params is not None:
-            keep1, keep2 = self._keep(len(a), None if b is None else len(b), params,
-                                      add_special_tokens)
-            a = cut_ids(a, keep1, params.direction)
-            if b is not None:
-                b = cut_ids(b, keep2, params.direction)  # type: ignore[arg-type]
-        if self.post_processor is not None:
-            return self.post_processor.apply_ids(a, b, add_special_tokens)
-        return a + (b or [])
-
-    def _keep(self, n1: int, n2: int | None, params: TruncationParams,
-              add_special_tokens: bool) -> tuple[int, int | None]:
-        """How many tokens of each sequence truncation keeps (strides checked)."""
-        n_added = self.num_special_tokens_to_add(n2 is not None) if add_special_tokens else 0
-        keep1, keep2 = truncation_lengths(n1, n2, params, n_added)
-        _check_stride(n1, keep1, params.stride)
-        if n2 is not None:
-            _check_stride(n2, keep2, params.stride)  # type: ignore[arg-type]
-        return keep1, keep2
 
     # ------------------------------------------------------------ decoding
 
@@ -587,18 +530,6 @@ def _unzip(items: list) -> tuple[list[str], list[str | None]]:
             raise TypeError(f"a batch item must be a str or a (text, pair) pair, "
                             f"got {item!r:.80}")
     return firsts, pairs
-
-
-def _check_stride(n: int, keep: int, stride: int) -> None:
-    if 0 < keep < n and stride >= keep:
-        raise TokenizeError(f"truncation stride {stride} must be smaller than the {keep} "
-                            f"tokens kept of this sequence (max_length minus special tokens, "
-                            f"shared between the two sequences of a pair)")
-
-
-def _pad(enc: Encoding, length: int, params: PaddingParams) -> None:
-    enc.pad(length, direction=params.direction, pad_id=params.pad_id,
-            pad_type_id=params.pad_type_id, pad_token=params.pad_token)
 
 
 def _read_vocab(vocab) -> tuple[Vocab, str | None]:
