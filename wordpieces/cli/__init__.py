@@ -6,7 +6,7 @@ chosen command and turns every expected failure into one line on stderr and exit
 error". ``--debug`` shows the traceback instead.
 
 Not handled here: the subcommands' work (``cli.corpus``, ``cli.encode``, ``cli.tools``,
-``cli.demo``).
+``cli.demo``, ``cli.serve``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _global_options() -> argparse.ArgumentParser:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``wordpieces`` parser with every subcommand registered."""
-    from . import corpus, demo, encode, tools
+    from . import corpus, demo, encode, serve, tools
 
     common = _global_options()
     parser = argparse.ArgumentParser(
@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"wordpieces {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (demo, corpus, encode, tools):
+    for module in (demo, corpus, encode, tools, serve):
         module.register(sub, [common])
     return parser
 

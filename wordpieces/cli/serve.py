@@ -1,0 +1,116 @@
+"""``wordpieces serve``: the playground, a local web page to watch WordPiece split text.
+
+Loads the tokenizers named with ``-t`` (each member of a bundle becomes a choice) or, with
+none, the toy teaching vocabulary plus ``../shared/vocab/bert-base-uncased.vocab.txt``
+(relative to the working directory) when it is there; binds to loopback unless
+``--host`` says otherwise, prints the URL and serves until Ctrl-C.
+
+Not handled here: the page and the API (``wordpieces.tools.playground``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .common import CLIError, non_negative_int
+from .loading import add_vocab_options, load_artifact
+
+DEFAULT_BERT = os.path.join("..", "shared", "vocab", "bert-base-uncased.vocab.txt")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+SERVE_EXAMPLES = """\
+examples:
+  wordpieces serve                                  # toy vocabulary (+ BERT from ../shared)
+  wordpieces serve -t bert-base-uncased.vocab.txt -t bert-base-cased.vocab.txt --no-lowercase
+  wordpieces serve -t converter.zip --port 8080 --open   # each bundle member is a choice
+
+The page shows the pieces of what you type (word-start and ## pieces in two colours, ids
+underneath, offsets on hover), the greedy trace of a clicked word, two tokenizers side by
+side and vocabulary figures. The JSON API (GET /api/tokenizers, POST /api/encode,
+/api/explain, /api/compare, GET /api/vocab/NAME) is described in the README.
+"""
+
+
+def register(sub, parents) -> None:
+    summary = "a local web page to watch tokenizers split text, and its JSON API"
+    parser = sub.add_parser("serve", parents=parents, help=summary, description=summary,
+                            epilog=SERVE_EXAMPLES,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-t", "--tokenizer", action="append", default=[], metavar="TOKENIZER",
+                        help="a saved tokenizer, tokenizer.json, bundle or vocab.txt; "
+                             "repeat for more (default: the toy vocabulary, plus "
+                             f"{DEFAULT_BERT} when present)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default: 127.0.0.1, this machine only)")
+    parser.add_argument("--port", type=non_negative_int, default=8000,
+                        help="port (default: 8000; 0 picks a free one)")
+    parser.add_argument("--open", action="store_true", help="open the page in a browser")
+    add_vocab_options(parser)
+    parser.set_defaults(func=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from ..tools.playground.api import Playground
+    from ..tools.playground.server import make_server
+
+    playground = Playground(load_tokenizers(args))
+    try:
+        server = make_server(playground, args.host, args.port, log=not args.quiet)
+    except OSError as error:
+        raise CLIError(f"{args.host}:{args.port}: cannot listen there ({error.strerror or error}); "
+                       f"choose another with --port or --host") from None
+    with server:
+        print(f"wordpieces serve: {server.url}  (tokenizers: {', '.join(playground.tokenizers)}; "
+              f"Ctrl-C to stop)", flush=True)
+        if args.host not in LOOPBACK:
+            print(f"wordpieces serve: warning: listening on {args.host}: other machines can "
+                  f"reach the page", file=sys.stderr)
+        if args.open:
+            import webbrowser
+            webbrowser.open(server.url)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+def load_tokenizers(args: argparse.Namespace) -> dict:
+    """Name -> Tokenizer for every ``-t`` (bundle members as ``bundle:member``)."""
+    from ..formats.bundle import Bundle
+    from ..tokenizer import Tokenizer
+    from ..tools.playground.api import toy_vocabulary
+
+    if not args.tokenizer:
+        named = {"toy": Tokenizer.from_vocab(toy_vocabulary())}
+        if os.path.isfile(DEFAULT_BERT):
+            named["bert-base-uncased"] = load_artifact(DEFAULT_BERT, args)
+        return named
+    named = {}
+    for path in args.tokenizer:
+        loaded = load_artifact(path, args)
+        stem = tokenizer_name(path)
+        members = loaded.items() if isinstance(loaded, Bundle) else [(None, loaded)]
+        for member, tok in members:
+            name = stem if member is None else f"{stem}:{member}"
+            if name in named:
+                raise CLIError(f"{path}: a tokenizer named {name!r} is already loaded; "
+                               f"give each -t a different file name")
+            named[name] = tok
+    return named
+
+
+def tokenizer_name(path: str) -> str:
+    """A short name for the page: the file or folder name without ``.vocab.txt``-like ends.
+
+    >>> tokenizer_name("../shared/vocab/bert-base-uncased.vocab.txt")
+    'bert-base-uncased'
+    >>> tokenizer_name("out/en-tok/")
+    'en-tok'
+    """
+    name = os.path.basename(os.path.normpath(path))
+    for ending in (".txt", ".json", ".zip", ".vocab"):
+        name = name.removesuffix(ending)
+    return name or path
