@@ -237,8 +237,8 @@ def test_unknown_tokenizer_over_http_is_404(url):
 
 def test_oversized_body_is_413_without_reading_it(url):
     """The declared length decides: the server answers before the body arrives."""
-    head = (f"POST /api/encode HTTP/1.1\r\nHost: x\r\nContent-Length: {MAX_BODY_BYTES + 1}\r\n"
-            f"\r\n").encode()
+    head = (f"POST /api/encode HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Content-Length: {MAX_BODY_BYTES + 1}\r\n\r\n").encode()
     answer = raw_request(url, head)
     assert answer.startswith(b"HTTP/1.0 413") and b"over the limit" in answer
 
@@ -253,9 +253,23 @@ def test_long_text_is_413(url):
                                   "/%2e%2e/%2e%2e/etc/passwd", "/static/index.html",
                                   "/api/", "/api/vocab/../../etc/passwd", "/favicon.ico"])
 def test_paths_outside_the_routes_are_404(url, path):
-    answer = raw_request(url, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    answer = raw_request(url, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
     assert answer.startswith(b"HTTP/1.0 404"), answer[:80]
     assert b'{"error": ' in answer
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1.evil.example",
+                                  ""])
+def test_a_host_header_naming_another_machine_is_refused(url, host):
+    """DNS rebinding: a page elsewhere reaching 127.0.0.1 still sends its own Host."""
+    answer = raw_request(url, f"GET /api/tokenizers HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    assert answer.startswith(b"HTTP/1.0 400") and b"answers only to" in answer
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8000", "localhost:8000", "LOCALHOST", "[::1]:80"])
+def test_loopback_host_headers_are_answered(url, host):
+    answer = raw_request(url, f"GET /api/tokenizers HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    assert answer.startswith(b"HTTP/1.0 200")
 
 
 def test_wrong_method_is_405(url):
@@ -266,7 +280,7 @@ def test_wrong_method_is_405(url):
 @pytest.mark.parametrize("request_line, status", [
     (b"GET / HTTP/one", b"400"), (b"BREW /pot HTTP/1.1", b"501"), (b"GET / HTTP/9.9", b"505")])
 def test_bad_request_lines_are_a_json_4xx_or_5xx(url, request_line, status):
-    answer = raw_request(url, request_line + b"\r\nHost: x\r\n\r\n")
+    answer = raw_request(url, request_line + b"\r\nHost: 127.0.0.1\r\n\r\n")
     assert answer.startswith(b"HTTP/1.0 " + status) and b'{"error": ' in answer
 
 

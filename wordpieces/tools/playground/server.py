@@ -3,7 +3,8 @@
 Only a fixed set of routes exists: the page and its two assets (read from this package's
 ``static/``), and ``/api/...``. Any other path, ``/../`` included, is a 404: nothing on
 disk is ever looked up from a request path. Every error a client can cause is a 4xx with
-a JSON body ``{"error": "..."}``; a request body over ``MAX_BODY_BYTES`` is refused from
+a JSON body ``{"error": "..."}``; on loopback, a request whose ``Host`` header names another
+machine is refused (DNS rebinding); a request body over ``MAX_BODY_BYTES`` is refused from
 its ``Content-Length`` before it is read, and an unexpected failure inside one request is
 a 500 for that request only, so the server keeps serving.
 
@@ -26,6 +27,7 @@ from .api import ApiError, Playground, field, parse_request
 
 MAX_BODY_BYTES = 64 * 1024
 REQUEST_TIMEOUT = 10  # seconds a connection may stay silent before it is closed
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")  # Host headers a loopback server accepts
 STATIC = {  # request path -> (file in static/, content type)
     "/": ("index.html", "text/html; charset=utf-8"),
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
@@ -55,6 +57,7 @@ class PlaygroundServer(ThreadingHTTPServer):
                  log: bool = False):
         self.playground = playground
         self.log = log
+        self.loopback = address[0] in ("localhost", "::1") or address[0].startswith("127.")
         if ":" in address[0]:  # an IPv6 address such as ::1
             self.address_family = socket.AF_INET6
         super().__init__(address, PlaygroundHandler)
@@ -87,6 +90,7 @@ class PlaygroundHandler(BaseHTTPRequestHandler):
     def _answer(self, route) -> None:
         """Run ``route`` and send what it returns, or the JSON error it raised."""
         try:
+            self._check_host()
             status, content_type, body = route(urlsplit(self.path))
         except ApiError as error:
             status, content_type, body = error.status, *_json_body({"error": str(error)})
@@ -94,6 +98,20 @@ class PlaygroundHandler(BaseHTTPRequestHandler):
             status, content_type, body = 500, *_json_body(
                 {"error": f"internal error: {type(error).__name__}: {error}"})
         self._send(status, content_type, body)
+
+    def _check_host(self) -> None:
+        """On loopback, answer only requests addressed to this machine by name.
+
+        A web page elsewhere can point its own host name at 127.0.0.1 (DNS rebinding) and
+        then read the answers as same-origin; its requests still carry its Host header.
+        """
+        if not self.server.loopback:
+            return
+        host = (self.headers.get("Host") or "").lower()
+        name = host if host.endswith("]") else host.rsplit(":", 1)[0]
+        if name not in LOOPBACK_NAMES:
+            raise ApiError(400, f"Host {host!r}: this server answers only to "
+                                f"{', '.join(LOOPBACK_NAMES)}")
 
     def _get(self, url):
         if url.path in STATIC:
