@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.cli.test_serve import beside_shared_bert, serving
 from tests.shared_data import shared_path
 from wordpieces.tokenizer import Tokenizer
 from wordpieces.tools.explain import explain
@@ -44,33 +43,14 @@ def kind(token: str, special: int) -> str:
 # ---------------------------------------------------------------- fixtures
 
 
-def start_server(args: list[str], cwd: Path) -> tuple[subprocess.Popen, str]:
-    """Start ``wordpieces serve --port 0`` and read the URL it prints."""
-    proc = subprocess.Popen([sys.executable, "-m", "wordpieces", "serve", "--port", "0", "-q",
-                             *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("wordpieces serve: http://127.0.0.1:"):
-        proc.kill()
-        pytest.fail(f"wordpieces serve did not start: {line!r} {proc.stderr.read()!r}")
-    return proc, line.split()[2]
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
 @pytest.fixture(scope="module")
 def toy_url(tmp_path_factory):
     """The playground with the toy vocabulary and a larger teaching one (toy-plus)."""
     folder = tmp_path_factory.mktemp("vocabs")
     (folder / "toy.vocab.txt").write_text("\n".join(toy_vocabulary()) + "\n")
     (folder / "toy-plus.vocab.txt").write_text("\n".join(TOY_PLUS) + "\n")
-    proc, url = start_server(["-t", "toy.vocab.txt", "-t", "toy-plus.vocab.txt"], folder)
-    yield url
-    stop_server(proc)
+    with serving("-t", "toy.vocab.txt", "-t", "toy-plus.vocab.txt", cwd=folder) as (_, url):
+        yield url + "/"
 
 
 @pytest.fixture(scope="module")
@@ -313,12 +293,7 @@ def test_readme_screenshot_toy_beside_bert(tmp_path, driver, screenshots):
     """The default serve (toy + ../shared's BERT uncased), as the README shows it."""
     from selenium.webdriver.common.by import By
 
-    vocab = shared_path("vocab", "bert-base-uncased.vocab.txt")
-    (tmp_path / "shared" / "vocab").mkdir(parents=True)
-    (tmp_path / "shared" / "vocab" / vocab.name).symlink_to(vocab)
-    (tmp_path / "work").mkdir()
-    proc, url = start_server([], tmp_path / "work")
-    try:
+    with serving(cwd=beside_shared_bert(tmp_path)) as (_, url):
         driver.set_window_size(1000, 1100)
         driver.get(url)
         wait_for(driver, lambda: pane(driver, "pane-main").get_attribute("data-text"))
@@ -328,11 +303,9 @@ def test_readme_screenshot_toy_beside_bert(tmp_path, driver, screenshots):
         select(driver, "other-tokenizer", "bert-base-uncased")
         wait_for(driver, lambda: pane(driver, "pane-other").get_attribute("data-tokenizer")
                  == "bert-base-uncased")
-        bert = Tokenizer.from_vocab(vocab)
+        bert = Tokenizer.from_vocab(shared_path("vocab", "bert-base-uncased.vocab.txt"))
         assert [p["id"] for p in rendered(driver, "pane-other")] == bert.encode(text).ids
         driver.find_element(By.CSS_SELECTOR, "#pane-main .piece.continuation").click()
         wait_for(driver, lambda: driver.find_element(By.ID, "trace-body")
                  .get_attribute("data-word") == "players")
         driver.save_screenshot(str(screenshots / "playground.png"))
-    finally:
-        stop_server(proc)

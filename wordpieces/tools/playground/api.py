@@ -54,11 +54,9 @@ def parse_request(body: bytes) -> dict:
     return value
 
 
-def field(request: dict, name: str, kind: type, default=None):
+def field(request: dict, name: str, kind: type):
     """Read ``request[name]``, checking its JSON type (400 when wrong or missing)."""
     if name not in request:
-        if default is not None:
-            return default
         raise ApiError(400, f"request body: missing field {name!r}")
     value = request[name]
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
