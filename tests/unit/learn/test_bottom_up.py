@@ -1,4 +1,7 @@
-"""The bottom-up learner merges by likelihood score, exactly and deterministically."""
+"""The bottom-up learner's "pmi" score and the behaviour common to both scores.
+
+The "likelihood" score is checked against brute force in ``test_merge_scores``.
+"""
 
 import random
 from fractions import Fraction
@@ -50,16 +53,16 @@ def naive_merges(counts, steps, prefix="##", min_frequency=0):
 
 def test_worked_example_from_the_issue():
     """hug/pug/pun/bun/hugs merge ##gs, pu, hu, bu, hugs, hug in that order."""
-    vocab = learn_bottom_up(EXAMPLE, 13, special_tokens=["[UNK]"])
+    vocab = learn_bottom_up(EXAMPLE, 13, special_tokens=["[UNK]"], score="pmi")
     assert vocab == ["[UNK]", "##g", "##n", "##s", "##u", "b", "h", "p",
                      "##gs", "pu", "hu", "bu", "hugs"]
-    assert learn_bottom_up(EXAMPLE, 14, special_tokens=["[UNK]"])[-1] == "hug"
+    assert learn_bottom_up(EXAMPLE, 14, special_tokens=["[UNK]"], score="pmi")[-1] == "hug"
 
 
 def test_course_worked_example_first_merge():
     """The HF course's first merge, (##g, ##s) at 1/20, comes first here too."""
     assert naive_merges(EXAMPLE, 1) == ["##gs"]
-    assert learn_bottom_up(EXAMPLE, 8, special_tokens=[])[-1] == "##gs"
+    assert learn_bottom_up(EXAMPLE, 8, special_tokens=[], score="pmi")[-1] == "##gs"
 
 
 @settings(max_examples=120, deadline=None)
@@ -70,7 +73,8 @@ def test_equals_the_naive_algorithm(counts, min_frequency, prefix):
     """Incremental merging gives the same merges as rescanning all pairs every step."""
     alphabet = {w[0] for w in counts} | {prefix + c for w in counts for c in w[1:]}
     vocab = learn_bottom_up(counts, len(alphabet) + 40, special_tokens=[],
-                            min_frequency=min_frequency, continuing_subword_prefix=prefix)
+                            min_frequency=min_frequency, continuing_subword_prefix=prefix,
+                            score="pmi")
     every_merge = naive_merges(counts, 10_000, prefix, min_frequency)  # until none is left
     assert vocab[len(alphabet):] == list(dict.fromkeys(every_merge))[:40]
 
@@ -82,7 +86,7 @@ def test_equals_the_naive_algorithm_on_skewed_random_corpora(seed):
     counts = {"".join(rng.choice("abcdef") for _ in range(rng.randint(1, 9))):
               max(1, int(rng.paretovariate(1.1))) for _ in range(150)}
     alphabet = {w[0] for w in counts} | {"##" + c for w in counts for c in w[1:]}
-    vocab = learn_bottom_up(counts, len(alphabet) + 200, special_tokens=[])
+    vocab = learn_bottom_up(counts, len(alphabet) + 200, special_tokens=[], score="pmi")
     assert vocab[len(alphabet):] == list(dict.fromkeys(naive_merges(counts, 10_000)))[:200]
 
 
@@ -91,7 +95,7 @@ def test_equals_the_naive_algorithm_on_real_text():
     """On real English words the first 150 merges are the naive algorithm's."""
     counts = dict(count_words(iter(corpus_lines("english", "the-verdict.txt"))).items())
     alphabet = {w[0] for w in counts} | {"##" + c for w in counts for c in w[1:]}
-    vocab = learn_bottom_up(counts, len(alphabet) + 150, special_tokens=[])
+    vocab = learn_bottom_up(counts, len(alphabet) + 150, special_tokens=[], score="pmi")
     assert vocab[len(alphabet):] == naive_merges(counts, 150)
 
 
@@ -107,7 +111,7 @@ def test_min_frequency_stops_merging():
     """Pairs seen fewer than min_frequency times are never merged."""
     # Seen 16+ times: ##u ##g (20), p ##u (17), ##u ##n (16), all scoring 1/36; ##ug
     # wins on count, which leaves p ##u at 12; ##u ##n follows; nothing else qualifies.
-    vocab = learn_bottom_up(EXAMPLE, 100, special_tokens=[], min_frequency=16)
+    vocab = learn_bottom_up(EXAMPLE, 100, special_tokens=[], min_frequency=16, score="pmi")
     assert vocab[7:] == ["##ug", "##un"]
     assert naive_merges(EXAMPLE, 10, min_frequency=16) == ["##ug", "##un"]
 
@@ -160,6 +164,6 @@ def test_non_integer_counts_are_refused():
 def test_progress_reports_merges():
     """progress gets one "merge" event per merge with the new token."""
     events = []
-    learn_bottom_up(EXAMPLE, 10, special_tokens=[],
+    learn_bottom_up(EXAMPLE, 10, special_tokens=[], score="pmi",
                     progress=lambda event, **f: events.append((event, f["token"])))
     assert events == [("merge", "##gs"), ("merge", "pu"), ("merge", "hu")]

@@ -1,47 +1,72 @@
-"""Learn a WordPiece vocabulary bottom-up, by likelihood: true WordPiece, not BPE.
+"""Learn a WordPiece vocabulary bottom-up, merging by a score: true WordPiece, not BPE.
 
 Every word starts as characters, the first bare and the others behind the continuing
-prefix (``w ##o ##r ##d``). Each step merges the adjacent pair ``(u, v)`` with the
-highest score ``count(uv) / (count(u) * count(v))`` (counts weighted by word frequency)
-into the token ``u + v`` without ``v``'s prefix. Ties go to the higher pair count, then
-to the smaller pair ``(u, v)`` as strings. The vocabulary is the special tokens, the
-alphabet (sorted), then the merged tokens in merge order.
+prefix (``w ##o ##r ##d``). Each step merges the adjacent pair ``(u, v)`` first in the
+chosen criterion's order (``merge_scores``) into the token ``u + v`` without ``v``'s
+prefix, everywhere, left to right. ``"likelihood"`` (the default) scores the exact gain
+of the corpus's unigram log-likelihood::
+
+    gain = Δf(c(u), -m) + Δf(c(v), -m) + Δf(c(w), +m) - Δf(N, -m),
+    Δf(c, d) = (c + d)·ln(c + d) - c·ln c
+
+(``m`` the occurrences replaced, ``w = uv``, ``N`` the total token count; ``u = v`` or
+``w`` an existing token combine their changes); ``"pmi"`` scores
+``count(uv) / (count(u)·count(v))``. Likelihood scores within a relative 1e-12 tie;
+ties go to the higher count, then to the smaller pair ``(u, v)`` as strings. The
+vocabulary is the special tokens, the alphabet (sorted), then the merged tokens in
+merge order.
 
 Why it is fast: pair counts, the words holding each pair and symbol counts are updated
-only for the words a merge touches, and the best pair comes from a heap with lazy
-invalidation: an entry records the counts it was scored with and is skipped when popped
-if they changed. Pairs whose count changed get a fresh entry. A merge also changes
-``count(u)`` and ``count(v)``, hence the score of every pair holding ``u`` or ``v``;
-rather than re-scoring them all, the symbol is "deferred" with the best score among its
-pairs as a bound, and its pairs are pushed again only if that bound reaches the best
-entry. The bound holds: a pair's score moves only with its own count (which gives it a
-fresh entry) or with a symbol's count (which defers that symbol with a new bound).
-Scores are ordered exactly: the heap orders by the correctly rounded float (which never
-inverts two fractions), and entries sharing the top float are compared as fractions.
+only for the words a merge touches, and the best pair comes from a heap of upper bounds
+with lazy invalidation: an entry records the counts it was scored with. Each count moves
+a score one way, which says what a change does to an entry:
+
+- the pair's own count (``count(uv)``, ``m``) changes: the entry is dropped, the pair
+  pushed afresh;
+- ``c(u)`` or ``c(v)`` changes (u or v was merged, or is the new token): the symbol is
+  "deferred" with the best score among its pairs as a bound, and its pairs are pushed
+  again only when that bound reaches the top;
+- ``c(w)`` grows (another merge made the same string): the score rises, so the pair is
+  pushed afresh (pairs making a string are found by splitting it);
+- ``c(w)`` shrinks, or ``N`` shrinks (every merge): the likelihood gain only falls, so
+  the entry stays an upper bound; it is "stale", re-scored when it reaches the top.
+
+So every live pair is bounded by an entry or a deferred bound; the top entry, once valid,
+current and above every bound, is the best score, and everything within the tie window
+of it is settled the same way before the tie is broken.
 
 Not handled here: counting words (``counting``); HF's BPE-style ``WordPieceTrainer``
-(which merges by count) — this is the likelihood version the WordPiece paper describes.
+(which merges by count).
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Iterable
-from fractions import Fraction
 
 from ..progress import ProgressCallback
 from .common import integer_pairs
+from .merge_scores import Pmi, likelihood_gain, likelihood_gain_of, scorer, xlogx_change
 
-__all__ = ["learn_bottom_up"]
+__all__ = ["learn_bottom_up", "DEFAULT_SCORE"]
+
+DEFAULT_SCORE = "likelihood"
 
 
 def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = ("[UNK]",),
                     min_frequency: int = 0, limit_alphabet: int | None = None,
                     initial_alphabet: Iterable[str] = (), continuing_subword_prefix: str = "##",
+                    score: str = DEFAULT_SCORE,
                     progress: ProgressCallback | None = None) -> list[str]:
-    """Learn up to ``vocab_size`` tokens by merging the pairs of highest likelihood score.
+    """Learn up to ``vocab_size`` tokens by merging the pairs first in ``score``'s order.
 
     ``counts``: a ``WordCounts``, a dict or ``(word, count)`` pairs (integer counts).
+    ``score``: ``"likelihood"`` (the gain of the corpus's unigram log-likelihood,
+    ``Δf(c(u), -m) + Δf(c(v), -m) + Δf(c(w), +m) - Δf(N, -m)`` with
+    ``Δf(c, d) = (c + d)·ln(c + d) - c·ln c``, ``m`` the occurrences the merge replaces
+    left to right, ``N`` the total token count) or ``"pmi"``
+    (``count(uv) / (count(u)·count(v))``, compared exactly).
     ``min_frequency``: pairs seen fewer times are never merged. ``limit_alphabet``: keep
     only the most frequent characters (those of ``initial_alphabet`` first); words with
     any other character are left out, since WordPiece would map them to the unknown token
@@ -49,15 +74,18 @@ def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = 
     The alphabet is never cut to fit ``vocab_size``.
 
     >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
-    >>> learn_bottom_up(counts, 13, special_tokens=[])[7:]
+    >>> learn_bottom_up(counts, 13, special_tokens=[], score="pmi")[7:]
     ['##gs', 'pu', 'hu', 'bu', 'hugs', 'hug']
+    >>> learn_bottom_up(counts, 13, special_tokens=[])[7:]
+    ['##ug', '##un', 'hug', 'pun', 'pug', 'bun']
     """
+    criterion = scorer(score)
     specials = list(dict.fromkeys(special_tokens))
     words = integer_pairs(counts)
     chars = _alphabet_chars(words, limit_alphabet, list(initial_alphabet))
     words = [(w, c) for w, c in words if w and c > 0 and all(ch in chars for ch in w)]
     state = MergeState(words, continuing_subword_prefix, initial_alphabet, chars,
-                       min_frequency=min_frequency)
+                       min_frequency=min_frequency, criterion=criterion)
     vocab = list(dict.fromkeys([*specials, *state.alphabet()]))
     seen = set(vocab)
     while len(vocab) < vocab_size:
@@ -86,22 +114,32 @@ def _alphabet_chars(words, limit: int | None, initial: list[str]) -> set[str]:
 
 
 class MergeState:
-    """Words as symbol ids, with pair and symbol counts kept up to date across merges."""
+    """Words as symbol ids, with pair and symbol counts kept up to date across merges.
 
-    def __init__(self, words, prefix: str, initial_alphabet, chars, *, min_frequency: int):
+    Heap entries are ``(-score, -count, name_u, name_v, u, v, pair_count, count,
+    count_u, count_v, count_w, total)``: the counts an entry was scored with.
+    """
+
+    def __init__(self, words, prefix: str, initial_alphabet, chars, *, min_frequency: int,
+                 criterion=Pmi):
         self.prefix = prefix
         self.min_frequency = min_frequency
+        self.criterion = criterion
+        self.contextual = criterion.contextual
         spelled = [[w[0], *(prefix + ch for ch in w[1:])] for w, _ in words]
         initial = [f for ch in initial_alphabet if ch in chars for f in (ch, prefix + ch)]
         names = sorted({s for symbols in spelled for s in symbols} | set(initial))
         self.names: list[str] = names
         self.ids = {name: i for i, name in enumerate(names)}
         self.symbol_count = [0] * len(names)
+        self.total = 0
         self.words = [[self.ids[s] for s in symbols] for symbols in spelled]
         self.word_count = [c for _, c in words]
         self.pair_count: dict[tuple[int, int], int] = {}
         self.pair_words: dict[tuple[int, int], set[int]] = {}
         self.pairs_of: list[set[tuple[int, int]]] = [set() for _ in names]
+        self.product: dict[tuple[int, int], int] = {}  # pair -> id of u+v, if a symbol
+        self.self_merges: dict[int, int] = {}  # s -> occurrences a merge (s, s) replaces
         for index, symbols in enumerate(self.words):
             self._add_word(index, symbols)
         self.heap: list = []
@@ -117,13 +155,17 @@ class MergeState:
     # ------------------------------------------------------------ counts
 
     def _add_word(self, index: int, symbols: list[int]) -> None:
-        """Count one word's symbols and adjacent pairs."""
+        """Count one word's symbols, adjacent pairs and runs of one symbol."""
         count = self.word_count[index]
         for s in symbols:
             self.symbol_count[s] += count
+        self.total += count * len(symbols)
         for pair in zip(symbols, symbols[1:], strict=False):
             self.pair_count[pair] = self.pair_count.get(pair, 0) + count
             self._link(pair, index)
+        if self.contextual:
+            for s in {u for u, v in zip(symbols, symbols[1:], strict=False) if u == v}:
+                self.self_merges[s] = self.self_merges.get(s, 0) + count * _run_halves(symbols, s)
 
     def _link(self, pair, index: int) -> None:
         holders = self.pair_words.get(pair)
@@ -131,6 +173,10 @@ class MergeState:
             holders = self.pair_words[pair] = set()
             self.pairs_of[pair[0]].add(pair)
             self.pairs_of[pair[1]].add(pair)
+            if self.contextual:
+                product = self.ids.get(self.names[pair[0]] + self.names[pair[1]][len(self.prefix):])
+                if product is not None:
+                    self.product[pair] = product
         holders.add(index)
 
     def _unlink(self, pair) -> None:
@@ -138,24 +184,78 @@ class MergeState:
         del self.pair_words[pair]
         self.pairs_of[pair[0]].discard(pair)
         self.pairs_of[pair[1]].discard(pair)
+        self.product.pop(pair, None)
 
-    # ------------------------------------------------------------ the heap
+    def _merged_count(self, pair, pc: int) -> int:
+        """Occurrences merging ``pair`` replaces: its count, less overlaps of ``(s, s)``."""
+        if pair[0] == pair[1] and self.contextual:
+            return self.self_merges.get(pair[0], 0)
+        return pc
+
+    # ------------------------------------------------------------ scores
+
+    def _entry(self, pair, pc: int):
+        """A heap entry for ``pair`` scored with the current counts."""
+        a, b = pair
+        counts = self.symbol_count
+        ca, cb = counts[a], counts[b]
+        if not self.contextual:
+            return (-(pc / (ca * cb)), -pc, self.names[a], self.names[b], a, b, pc, pc,
+                    ca, cb, 0, 0)
+        merged = self._merged_count(pair, pc)
+        w = self.product.get(pair)
+        cw = 0 if w is None else counts[w]
+        total = self.total
+        if a != b and w != a and w != b:
+            score = likelihood_gain(merged, ca, cb, cw, total)
+        else:
+            change = dict.fromkeys((a, b), 0)
+            change[a] -= merged
+            change[b] -= merged
+            changes = [(counts[s], d) for s, d in change.items() if d]
+            if w is None:
+                changes.append((0, merged))
+            else:
+                changes = [(counts[s], d) for s, d in
+                           {**change, w: change.get(w, 0) + merged}.items() if d]
+            score = likelihood_gain_of(merged, changes, total)
+        return (-score, -merged, self.names[a], self.names[b], a, b, pc, merged, ca, cb,
+                cw, total)
 
     def _push_all(self, pairs) -> None:
         """Give each pair a heap entry recording its current counts."""
-        heap, push, counts, names = self.heap, heapq.heappush, self.symbol_count, self.names
-        pair_count, floor = self.pair_count, max(1, self.min_frequency)
+        heap, push, pair_count = self.heap, heapq.heappush, self.pair_count
+        floor = max(1, self.min_frequency)
         for pair in pairs:
             pc = pair_count.get(pair, 0)
             if pc >= floor:
-                a, b = pair
-                ca, cb = counts[a], counts[b]
-                push(heap, (-(pc / (ca * cb)), -pc, names[a], names[b], a, b, ca, cb))
+                push(heap, self._entry(pair, pc))
 
     def _valid(self, entry) -> bool:
-        _, neg_pc, _, _, a, b, ca, cb = entry
-        return (self.pair_count.get((a, b)) == -neg_pc and self.symbol_count[a] == ca
-                and self.symbol_count[b] == cb)
+        """Whether ``entry`` still bounds its pair's score from above.
+
+        It does while the pair's own counts are those it was scored with and ``c(w)``
+        has not grown (a grown ``c(w)`` raises the score; that pair got a fresh entry).
+        A smaller ``c(w)`` or ``N`` only lowers the likelihood gain: such an entry is
+        stale, still a bound, and is re-scored when it reaches the top.
+        """
+        a, b = entry[4], entry[5]
+        counts = self.symbol_count
+        if (self.pair_count.get((a, b)) != entry[6] or counts[a] != entry[8]
+                or counts[b] != entry[9]):
+            return False
+        if not self.contextual:
+            return True
+        w = self.product.get((a, b))
+        return (0 if w is None else counts[w]) <= entry[10] and (
+            self._merged_count((a, b), entry[6]) == entry[7])
+
+    def _stale(self, entry) -> bool:
+        """Whether a valid entry was scored with another ``c(w)`` or ``N`` than now."""
+        if not self.contextual:
+            return False
+        w = self.product.get((entry[4], entry[5]))
+        return entry[11] != self.total or (0 if w is None else self.symbol_count[w]) != entry[10]
 
     def _defer(self, symbol: int) -> None:
         """Note that ``symbol``'s count changed: its pairs' entries are now stale.
@@ -163,81 +263,110 @@ class MergeState:
         Rather than re-pushing them all, remember the best score among them now. It
         stays an upper bound until ``symbol``'s count changes again (then it is deferred
         again) or a pair count changes (then that pair is pushed afresh); a change of the
-        other symbol's count defers that symbol, bounding the pair there.
+        other symbol's count defers that symbol, bounding the pair there; a grown
+        ``c(w)`` gives the pair a fresh entry; ``N`` only shrinks, which only lowers
+        likelihood gains.
         """
-        counts, pair_count = self.symbol_count, self.pair_count
-        floor = max(1, self.min_frequency)
-        bound = 0.0
-        for pair in self.pairs_of[symbol]:
-            pc = pair_count[pair]
-            score = pc / (counts[pair[0]] * counts[pair[1]])
-            if score > bound and pc >= floor:
-                bound = score
-        self._set_bound(symbol, bound)
+        self._push_above(symbol, None)
 
-    def _set_bound(self, symbol: int, bound: float) -> None:
-        if bound > 0.0:
+    def _set_bound(self, symbol: int, bound: float | None) -> None:
+        if bound is not None:
             self.version += 1
             self.deferred[symbol] = self.version
             heapq.heappush(self.deferred_heap, (-bound, self.version, symbol))
         else:
             self.deferred.pop(symbol, None)
 
-    def _push_above(self, symbol: int, cut: float) -> None:
-        """Push the pairs of ``symbol`` scoring ``cut`` or more; defer the others."""
-        counts, pair_count, heap, names = self.symbol_count, self.pair_count, self.heap, self.names
-        floor = max(1, self.min_frequency)
-        bound = 0.0
+    def _push_above(self, symbol: int, cut: float | None) -> None:
+        """Push the pairs of ``symbol`` scoring ``cut`` or more (None: none); defer the others.
+
+        For the likelihood, a pair ``(s, x)`` or ``(x, s)`` whose ``w`` is not a token
+        scores at most ``U(m) = Δf(c(s), -m) - Δf(N, -m)``: ``Δf(c(x), -m) + f(m) ≤ 0``
+        since ``f`` is superadditive (likewise ``Δf(c(s) - m, -m) + f(m) ≤ 0`` when
+        ``x = s``). ``U`` depends on ``m`` alone, so most pairs are bounded without
+        being scored: a pair is scored only when ``U(m)`` could push it or raise the bound.
+        """
+        pair_count, heap, floor = self.pair_count, self.heap, max(1, self.min_frequency)
+        bound = None
+        contextual, product = self.contextual, self.product
+        if contextual:
+            own, total, self_merges = self.symbol_count[symbol], self.total, self.self_merges
+            ceiling: dict[int, float] = {}
         for pair in self.pairs_of[symbol]:
             pc = pair_count[pair]
             if pc < floor:
                 continue
-            a, b = pair
-            ca, cb = counts[a], counts[b]
-            score = pc / (ca * cb)
-            if score >= cut:
-                heapq.heappush(heap, (-score, -pc, names[a], names[b], a, b, ca, cb))
-            elif score > bound:
-                bound = score
+            if contextual and pair not in product:
+                merged = pc if pair[0] != pair[1] else self_merges.get(symbol, 0)
+                most = ceiling.get(merged)
+                if most is None:
+                    most = ceiling[merged] = (xlogx_change(own, -merged)
+                                              - xlogx_change(total, -merged))
+                if (cut is None or most < cut) and bound is not None and most <= bound:
+                    continue
+            entry = self._entry(pair, pc)
+            if cut is not None and -entry[0] >= cut:
+                heapq.heappush(heap, entry)
+            elif bound is None or -entry[0] > bound:
+                bound = -entry[0]
         self._set_bound(symbol, bound)
 
-    def _flush_deferred(self, best) -> bool:
-        """Push the pairs of the deferred symbol of highest bound, if it may beat ``best``.
+    def _flush_deferred(self, level: float | None) -> bool:
+        """Push the pairs of the deferred symbol of highest bound, if it reaches ``level``.
 
-        Floats never invert two exact scores (division is correctly rounded), so
-        flushing whenever the bound's float reaches ``best``'s is exact, if cautious.
-        Only pairs scoring at least half of ``best`` are pushed; the symbol stays
-        deferred for the others, with their best score as its bound.
+        Floats never invert two exact PMI scores (division is correctly rounded) and a
+        likelihood tie is decided within a tolerance, so flushing whenever the bound
+        reaches ``level`` is exact, if cautious. Only pairs scoring at least
+        ``level - |level|/2`` are pushed; the symbol stays deferred for the others.
         """
         queue = self.deferred_heap
         while queue and self.deferred.get(queue[0][2]) != queue[0][1]:
             heapq.heappop(queue)
-        if not queue or (best is not None and -queue[0][0] < -best[0]):
+        if not queue or (level is not None and -queue[0][0] < level):
             return False
         _, _, symbol = heapq.heappop(queue)
         del self.deferred[symbol]
-        self._push_above(symbol, 0.0 if best is None else -best[0] / 2)
+        self._push_above(symbol, -math.inf if level is None else level - abs(level) / 2)
         return True
 
     def _pop_best(self):
-        """Pop the valid entry of highest exact score (then count, then smaller pair)."""
+        """Pop the valid entry first in the criterion's order (see ``merge_scores``).
+
+        First the best score: the top entry, once valid, current (re-scored if stale:
+        stale entries only overestimate) and above every deferred bound, is the maximum.
+        Then every entry or bound that may tie with it is settled the same way, and the
+        tied group is ordered by the criterion's key.
+        """
         heap = self.heap
         while True:
             while heap and not self._valid(heap[0]):
                 heapq.heappop(heap)
-            if not self._flush_deferred(heap[0] if heap else None):
-                break
-        if not heap:
-            return None
-        group = [heapq.heappop(heap)]
-        while heap and heap[0][0] == group[0][0]:
-            entry = heapq.heappop(heap)
-            if self._valid(entry):
+            if self._flush_deferred(-heap[0][0] if heap else None):
+                continue
+            if not heap:
+                return None
+            if self._stale(heap[0]):
+                top = heap[0]
+                heapq.heapreplace(heap, self._entry((top[4], top[5]), top[6]))
+                continue
+            break
+        cut = self.criterion.cut(-heap[0][0])
+        group = []
+        while True:
+            if heap and -heap[0][0] >= cut:
+                entry = heapq.heappop(heap)
+                if not self._valid(entry):
+                    continue
+                if self._stale(entry):
+                    heapq.heappush(heap, self._entry((entry[4], entry[5]), entry[6]))
+                    continue
                 group.append(entry)
-        if len(group) > 1:
-            group.sort(key=lambda e: (-Fraction(-e[1], e[6] * e[7]), e[1], e[2], e[3]))
-            for entry in group[1:]:
-                heapq.heappush(heap, entry)
+            elif not self._flush_deferred(cut):
+                break
+        key = self.criterion.tie_key
+        group.sort(key=lambda e: key(e[7], e[8], e[9], e[2], e[3]))
+        for entry in group[1:]:
+            heapq.heappush(heap, entry)
         return group[0]
 
     # ------------------------------------------------------------ merging
@@ -252,26 +381,45 @@ class MergeState:
         existed = token in self.ids
         new = self._symbol(token)
         delta: dict[tuple[int, int], int] = {}
+        runs: set[int] = set()
         for index in list(self.pair_words[(a, b)]):
-            self._merge_in_word(index, a, b, new, delta)
+            self._merge_in_word(index, a, b, new, delta, runs)
         for pair, change in delta.items():
             count = self.pair_count.get(pair, 0) + change
             if count:
                 self.pair_count[pair] = count
             elif pair in self.pair_words:  # gone (or linked in passing, then cancelled)
                 self._unlink(pair)
-        self._push_all(delta)
+        fresh = set(delta)
+        fresh.update((s, s) for s in runs)
+        if self.contextual:
+            fresh.update(self._producers(token, new, (a, b)))
+        self._push_all(fresh)
         for symbol in {a, b, new} if existed else {a, b}:
             self._defer(symbol)
         self._compact()
         return token
 
-    def _merge_in_word(self, index: int, a: int, b: int, new: int, delta: dict) -> None:
+    def _producers(self, token: str, new: int, merged) -> list[tuple[int, int]]:
+        """Live pairs other than ``merged`` that would also make ``token`` (now counted more)."""
+        ids, prefix, found = self.ids, self.prefix, []
+        for k in range(1, len(token)):
+            u, v = ids.get(token[:k]), ids.get(prefix + token[k:])
+            if u is not None and v is not None and (u, v) != merged and (
+                    (u, v) in self.pair_words):
+                self.product[(u, v)] = new
+                found.append((u, v))
+        return found
+
+    def _merge_in_word(self, index: int, a: int, b: int, new: int, delta: dict,
+                       runs: set) -> None:
         """Merge (a, b) in one word, recording pair count changes in ``delta``.
 
         For each occurrence, the pair before it ``(p, a)`` becomes ``(p, new)`` and the
         pair after it ``(b, q)`` becomes ``(new, q)``; ``p`` is read from the merged
-        output, so back-to-back occurrences (``a b a b``) cancel out correctly.
+        output, so back-to-back occurrences (``a b a b``) cancel out correctly. Runs of
+        one symbol change only for ``a``, ``b`` and ``new``: those are recounted
+        (``runs`` collects the symbols whose ``self_merges`` changed).
         """
         symbols, count = self.words[index], self.word_count[index]
         out: list[int] = []
@@ -294,6 +442,20 @@ class MergeState:
             self.symbol_count[a] -= merged * count
             self.symbol_count[b] -= merged * count
             self.symbol_count[new] += merged * count
+            self.total -= merged * count
+            if self.contextual:
+                self._recount_runs(index, symbols, out, (a, b, new), runs)
+
+    def _recount_runs(self, index: int, before: list[int], after: list[int], symbols,
+                      runs: set) -> None:
+        holders = self.pair_words
+        for s in set(symbols):
+            if index in holders.get((s, s), ()):
+                change = _run_halves(after, s) - _run_halves(before, s)
+                if change:
+                    self.self_merges[s] = (self.self_merges.get(s, 0)
+                                           + change * self.word_count[index])
+                    runs.add(s)
 
     def _shift(self, delta: dict, old, new, count: int, index: int) -> None:
         delta[old] = delta.get(old, 0) - count
@@ -316,3 +478,14 @@ class MergeState:
             self.pairs_of.append(set())
         return sid
 
+
+def _run_halves(symbols: list[int], s: int) -> int:
+    """Occurrences of ``(s, s)`` a left-to-right merge replaces: half of each run, rounded down."""
+    halves = run = 0
+    for x in symbols:
+        if x == s:
+            run += 1
+        else:
+            halves += run // 2
+            run = 0
+    return halves + run // 2

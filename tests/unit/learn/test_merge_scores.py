@@ -1,0 +1,148 @@
+"""The likelihood score is the exact gain of the corpus log-likelihood, merge after merge."""
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wordpieces.learn.learners.bottom_up import learn_bottom_up
+from wordpieces.learn.learners.merge_scores import (
+    likelihood_gain,
+    likelihood_gain_of,
+    scorer,
+    xlogx_change,
+)
+
+
+def log_likelihood(splits, counts):
+    """Σ c(s)·ln(c(s)/N) over the tokens of the segmented corpus, summed exactly-rounded."""
+    tokens = {}
+    for word, parts in splits.items():
+        for s in parts:
+            tokens[s] = tokens.get(s, 0) + counts[word]
+    total = sum(tokens.values())
+    return math.fsum(c * math.log(c / total) for c in tokens.values())
+
+
+def apply_merge(parts, pair, merged):
+    """``parts`` with every ``pair`` replaced, left to right; and how many were replaced."""
+    out, i, replaced = [], 0, 0
+    while i < len(parts):
+        if i + 1 < len(parts) and (parts[i], parts[i + 1]) == pair:
+            out.append(merged)
+            replaced += 1
+            i += 2
+        else:
+            out.append(parts[i])
+            i += 1
+    return out, replaced
+
+
+def brute_force_merges(counts, steps, prefix="##", min_frequency=0):
+    """Each step, try every pair: recompute the log-likelihood after merging it.
+
+    The order: the best gain; gains within a relative 1e-12 of it tie; ties go to more
+    occurrences replaced, then to the smaller pair.
+    """
+    splits = {w: [w[0], *(prefix + c for c in w[1:])] for w in counts if w}
+    merges = []
+    for _ in range(steps):
+        pairs = {}
+        for word, parts in splits.items():
+            for pair in zip(parts, parts[1:], strict=False):
+                pairs[pair] = pairs.get(pair, 0) + counts[word]
+        pairs = [p for p, c in pairs.items() if c >= max(1, min_frequency)]
+        if not pairs:
+            break
+        before = log_likelihood(splits, counts)
+        scored = []
+        for pair in pairs:
+            merged = pair[0] + pair[1][len(prefix):]
+            after, replaced = {}, 0
+            for word, parts in splits.items():
+                after[word], n = apply_merge(parts, pair, merged)
+                replaced += n * counts[word]
+            scored.append((log_likelihood(after, counts) - before, replaced, pair))
+        best = max(gain for gain, _, _ in scored)
+        tied = [(-replaced, pair) for gain, replaced, pair in scored
+                if gain >= best - 1e-12 * abs(best)]
+        pair = min(tied)[1]
+        merged = pair[0] + pair[1][len(prefix):]
+        merges.append(merged)
+        splits = {w: apply_merge(parts, pair, merged)[0] for w, parts in splits.items()}
+    return merges
+
+
+def alphabet_of(counts, prefix="##"):
+    return {w[0] for w in counts} | {prefix + c for w in counts for c in w[1:]}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.text(alphabet="abcdé", min_size=1, max_size=7),
+                       st.integers(1, 30), min_size=1, max_size=20),
+       st.integers(0, 3), st.sampled_from(["##", "", "@"]))
+def test_likelihood_merges_equal_brute_force(counts, min_frequency, prefix):
+    """Every merge is the one that most increases the recomputed corpus log-likelihood."""
+    alphabet = alphabet_of(counts, prefix)
+    vocab = learn_bottom_up(counts, len(alphabet) + 25, special_tokens=[],
+                            min_frequency=min_frequency, continuing_subword_prefix=prefix)
+    every_merge = brute_force_merges(counts, 10_000, prefix, min_frequency)
+    assert vocab[len(alphabet):] == list(dict.fromkeys(every_merge))[:25]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.text(alphabet="ab", min_size=1, max_size=9),
+                       st.integers(1, 50), min_size=1, max_size=15))
+def test_likelihood_merges_equal_brute_force_on_runs(counts):
+    """Two letters: runs (``##a ##a ##a``), repeated pairs and re-made strings abound."""
+    alphabet = alphabet_of(counts)
+    vocab = learn_bottom_up(counts, len(alphabet) + 20, special_tokens=[])
+    assert vocab[len(alphabet):] == list(dict.fromkeys(brute_force_merges(counts, 10_000)))[:20]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_likelihood_merges_equal_brute_force_on_skewed_corpora(seed):
+    """Heavy-tailed counts exercise deferred and stale entries over many merges."""
+    rng = random.Random(seed)
+    counts = {"".join(rng.choice("abcdef") for _ in range(rng.randint(1, 8))):
+              max(1, int(rng.paretovariate(1.1))) for _ in range(60)}
+    alphabet = alphabet_of(counts)
+    vocab = learn_bottom_up(counts, len(alphabet) + 60, special_tokens=[])
+    assert vocab[len(alphabet):] == list(dict.fromkeys(brute_force_merges(counts, 10_000)))[:60]
+
+
+def test_a_run_of_three_replaces_one():
+    """``##a ##a ##a`` holds one replaceable ``(##a, ##a)``: the gain counts one occurrence."""
+    counts = {"baaa": 3}
+    splits = {"baaa": ["b", "##a", "##a", "##a"]}
+    after = {"baaa": apply_merge(splits["baaa"], ("##a", "##a"), "##aa")[0]}
+    expected = log_likelihood(after, counts) - log_likelihood(splits, counts)
+    # c(##a) 9 -> 3 (u = v: loses 2m), c(##aa) 0 -> 3, N 12 -> 9, with m = 3.
+    gain = likelihood_gain_of(3, [(9, -6), (0, 3)], 12)
+    assert gain == pytest.approx(expected, rel=1e-12)
+
+
+@given(st.integers(1, 10**9), st.integers(-10**6, 10**6))
+def test_xlogx_change_is_the_difference(count, delta):
+    """``Δf(c, d) = f(c + d) - f(c)``, accurate where the two terms nearly cancel."""
+    delta = max(delta, -count)
+
+    def f(x):
+        return x * math.log(x) if x else 0.0
+    assert xlogx_change(count, delta) == pytest.approx(f(count + delta) - f(count),
+                                                       rel=1e-9, abs=1e-6)
+
+
+def test_gain_of_distinct_symbols_matches_the_general_form():
+    """The fast formula for distinct u, v, w equals the sum of the three changes."""
+    assert likelihood_gain(7, 40, 30, 5, 500) == pytest.approx(
+        likelihood_gain_of(7, [(40, -7), (30, -7), (5, 7)], 500), rel=1e-14)
+
+
+def test_unknown_score_is_refused_by_name():
+    with pytest.raises(ValueError, match="'bpe'.*likelihood, pmi"):
+        scorer("bpe")
+    with pytest.raises(ValueError, match="unknown score"):
+        learn_bottom_up({"ab": 1}, 10, score="bpe")
