@@ -38,10 +38,11 @@ HELD_OUT = {
     "portuguese": ["machado_quincas_borba.txt", "aluisio_azevedo_o_cortico.txt"],
 }
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-LEARNERS = ("top-down", "bottom-up likelihood", "bottom-up pmi", "hf")
+LEARNERS = ("top-down", "bottom-up likelihood", "bottom-up pmi", "bottom-up count", "hf")
 NAMES = {"top-down": "wordpieces top-down",
          "bottom-up likelihood": "wordpieces bottom-up, `score=\"likelihood\"`",
          "bottom-up pmi": "wordpieces bottom-up, `score=\"pmi\"`",
+         "bottom-up count": "wordpieces bottom-up, `score=\"count\"`",
          "hf": "HF `WordPieceTrainer`"}
 
 

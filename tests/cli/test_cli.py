@@ -504,3 +504,31 @@ def test_console_script_is_installed():
     proc = subprocess.run([str(script), "--version"], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0 and proc.stdout.startswith("wordpieces ")
+
+
+
+def test_train_score_reaches_the_bottom_up_learner(tmp_path):
+    """Each --score choice (the learner's scores) gives learn_bottom_up's vocabulary."""
+    from wordpieces.learn.learners.bottom_up import learn_bottom_up
+    from wordpieces.learn.learners.merge_scores import SCORES
+
+    corpus = write_lines(tmp_path / "in.txt", ["hug " * 10 + "pug " * 5 + "pun " * 12
+                                                + "bun " * 4 + "hugs " * 5])
+    counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    vocabularies = []
+    for score in SCORES:
+        ok("train", corpus, "--algorithm", "bottom-up", "--vocab-size", "17", "--score", score,
+           "-o", tmp_path / score)
+        vocabularies.append((tmp_path / score / "vocab.txt").read_text().split("\n")[:-1])
+    assert vocabularies == [learn_bottom_up(counts, 17, special_tokens=specials, score=score)
+                            for score in SCORES]
+    assert len({tuple(v) for v in vocabularies}) == len(SCORES)
+
+
+def test_train_score_is_refused_elsewhere_or_unknown(tmp_path):
+    """--score names a known score, and only --algorithm bottom-up takes it."""
+    corpus = write_lines(tmp_path / "in.txt", ["hug pug pun bun hugs"])
+    assert "invalid choice: 'bpe'" in fails("train", corpus, "--algorithm", "bottom-up",
+                                             "--score", "bpe", "-o", tmp_path / "x")
+    assert "--score applies to" in fails("train", corpus, "--score", "pmi", "-o", tmp_path / "y")

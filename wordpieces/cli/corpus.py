@@ -45,6 +45,9 @@ The output directory holds tokenizer.json (loads in Hugging Face tokenizers), vo
 wordpieces.json.
 """
 
+# learn_bottom_up's scores (merge_scores.SCORES; not imported: it loads every learner).
+SCORE_CHOICES = ("count", "likelihood", "pmi")
+
 # Learner options: flag name == keyword, and the algorithms that take it.
 LEARNER_OPTIONS = {
     "upper_thresh": ("top-down",), "lower_thresh": ("top-down",),
@@ -54,6 +57,7 @@ LEARNER_OPTIONS = {
     "joiner": ("top-down",),
     "min_frequency": ("bottom-up", "word-level"), "limit_alphabet": ("bottom-up",),
     "initial_alphabet": ("bottom-up",), "continuing_subword_prefix": ("bottom-up",),
+    "score": ("bottom-up",),
 }
 
 
@@ -147,6 +151,8 @@ def _add_learner_options(parser: argparse.ArgumentParser) -> None:
                         help="characters always kept (bottom-up)")
     bottom.add_argument("--continuing-subword-prefix", metavar="STR",
                         help="continuation prefix (bottom-up; default: ##)")
+    bottom.add_argument("--score", choices=SCORE_CHOICES,
+                        help="what ranks merges (bottom-up; default: count)")
 
 
 # ---------------------------------------------------------------- count / merge

@@ -41,11 +41,12 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
     """Count ``source``, learn a vocabulary of about ``vocab_size`` tokens, return a Tokenizer.
 
     ``algorithm``: ``"top-down"`` (BERT / TF Text, ``learn_top_down``), ``"bottom-up"``
-    (likelihood WordPiece, ``learn_bottom_up``) or ``"word-level"`` (``learn_word_level``).
+    (WordPiece by merges, ``learn_bottom_up``) or ``"word-level"`` (``learn_word_level``).
     ``reserved_tokens`` and ``special_tokens`` are one option under two names (default
     ``[PAD] [UNK] [CLS] [SEP] [MASK]``); they lead the vocabulary and must hold
     ``unk_token``. Other keyword options go to the learner (e.g. ``lower_thresh``,
-    ``min_frequency``). ``engine``, ``num_proc``, ``scheduler`` and ``blocksize`` are
+    ``min_frequency``, bottom-up's ``score``: ``"count"``, ``"likelihood"`` or ``"pmi"``).
+    ``engine``, ``num_proc``, ``scheduler`` and ``blocksize`` are
     ``count_words``' options. ``progress``: ``"auto"`` (a bar on stderr when it is a terminal),
     ``"bar"``, ``"jsonl"``, ``"none"`` or a callable.
 

@@ -167,3 +167,17 @@ def test_progress_reports_merges():
     learn_bottom_up(EXAMPLE, 10, special_tokens=[], score="pmi",
                     progress=lambda event, **f: events.append((event, f["token"])))
     assert events == [("merge", "##gs"), ("merge", "pu"), ("merge", "hu")]
+
+
+@pytest.mark.parametrize("score", ["count", "likelihood", "pmi"])
+def test_train_passes_the_score_through(score):
+    """train(algorithm="bottom-up", score=...) learns learn_bottom_up's vocabulary."""
+    from wordpieces.learn.training import train
+
+    text = " ".join(w for w, c in EXAMPLE.items() for _ in range(c))
+    tok = train(iter([text]), algorithm="bottom-up", vocab_size=17, score=score,
+                progress="none")
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    vocab = tok.get_vocab()
+    assert sorted(vocab, key=vocab.get) == learn_bottom_up(EXAMPLE, 17, special_tokens=specials,
+                                                           score=score)

@@ -2,6 +2,7 @@
 
 import math
 import random
+from decimal import Decimal, localcontext
 
 import pytest
 from hypothesis import given, settings
@@ -40,11 +41,12 @@ def apply_merge(parts, pair, merged):
     return out, replaced
 
 
-def brute_force_merges(counts, steps, prefix="##", min_frequency=0):
+def brute_force_merges(counts, steps, prefix="##", min_frequency=0, score="likelihood"):
     """Each step, try every pair: recompute the log-likelihood after merging it.
 
     The order: the best gain; gains within a relative 1e-12 of it tie; ties go to more
-    occurrences replaced, then to the smaller pair.
+    occurrences replaced, then to the smaller pair. ``score="count"``: the most
+    occurrences replaced, then the smaller pair.
     """
     splits = {w: [w[0], *(prefix + c for c in w[1:])] for w in counts if w}
     merges = []
@@ -64,7 +66,8 @@ def brute_force_merges(counts, steps, prefix="##", min_frequency=0):
             for word, parts in splits.items():
                 after[word], n = apply_merge(parts, pair, merged)
                 replaced += n * counts[word]
-            scored.append((log_likelihood(after, counts) - before, replaced, pair))
+            gain = log_likelihood(after, counts) - before if score == "likelihood" else replaced
+            scored.append((gain, replaced, pair))
         best = max(gain for gain, _, _ in scored)
         tied = [(-replaced, pair) for gain, replaced, pair in scored
                 if gain >= best - 1e-12 * abs(best)]
@@ -86,7 +89,7 @@ def alphabet_of(counts, prefix="##"):
 def test_likelihood_merges_equal_brute_force(counts, min_frequency, prefix):
     """Every merge is the one that most increases the recomputed corpus log-likelihood."""
     alphabet = alphabet_of(counts, prefix)
-    vocab = learn_bottom_up(counts, len(alphabet) + 25, special_tokens=[],
+    vocab = learn_bottom_up(counts, len(alphabet) + 25, special_tokens=[], score="likelihood",
                             min_frequency=min_frequency, continuing_subword_prefix=prefix)
     every_merge = brute_force_merges(counts, 10_000, prefix, min_frequency)
     assert vocab[len(alphabet):] == list(dict.fromkeys(every_merge))[:25]
@@ -98,8 +101,21 @@ def test_likelihood_merges_equal_brute_force(counts, min_frequency, prefix):
 def test_likelihood_merges_equal_brute_force_on_runs(counts):
     """Two letters: runs (``##a ##a ##a``), repeated pairs and re-made strings abound."""
     alphabet = alphabet_of(counts)
-    vocab = learn_bottom_up(counts, len(alphabet) + 20, special_tokens=[])
+    vocab = learn_bottom_up(counts, len(alphabet) + 20, special_tokens=[], score="likelihood")
     assert vocab[len(alphabet):] == list(dict.fromkeys(brute_force_merges(counts, 10_000)))[:20]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.text(alphabet="abcé", min_size=1, max_size=7),
+                       st.integers(1, 30), min_size=1, max_size=20),
+       st.integers(0, 3), st.sampled_from(["##", "", "@"]))
+def test_count_merges_equal_brute_force(counts, min_frequency, prefix):
+    """``score="count"`` merges the pair replacing the most occurrences (runs halved)."""
+    alphabet = alphabet_of(counts, prefix)
+    vocab = learn_bottom_up(counts, len(alphabet) + 25, special_tokens=[], score="count",
+                            min_frequency=min_frequency, continuing_subword_prefix=prefix)
+    every_merge = brute_force_merges(counts, 10_000, prefix, min_frequency, score="count")
+    assert vocab[len(alphabet):] == list(dict.fromkeys(every_merge))[:25]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -109,7 +125,7 @@ def test_likelihood_merges_equal_brute_force_on_skewed_corpora(seed):
     counts = {"".join(rng.choice("abcdef") for _ in range(rng.randint(1, 8))):
               max(1, int(rng.paretovariate(1.1))) for _ in range(60)}
     alphabet = alphabet_of(counts)
-    vocab = learn_bottom_up(counts, len(alphabet) + 60, special_tokens=[])
+    vocab = learn_bottom_up(counts, len(alphabet) + 60, special_tokens=[], score="likelihood")
     assert vocab[len(alphabet):] == list(dict.fromkeys(brute_force_merges(counts, 10_000)))[:60]
 
 
@@ -126,13 +142,15 @@ def test_a_run_of_three_replaces_one():
 
 @given(st.integers(1, 10**9), st.integers(-10**6, 10**6))
 def test_xlogx_change_is_the_difference(count, delta):
-    """``Δf(c, d) = f(c + d) - f(c)``, accurate where the two terms nearly cancel."""
+    """``Δf(c, d) = f(c + d) - f(c)`` to 1e-12, where two float ``x·ln x`` would cancel."""
     delta = max(delta, -count)
 
     def f(x):
-        return x * math.log(x) if x else 0.0
-    assert xlogx_change(count, delta) == pytest.approx(f(count + delta) - f(count),
-                                                       rel=1e-9, abs=1e-6)
+        return Decimal(x) * Decimal(x).ln() if x else Decimal(0)
+    with localcontext() as context:
+        context.prec = 60
+        exact = float(f(count + delta) - f(count))
+    assert xlogx_change(count, delta) == pytest.approx(exact, rel=1e-12, abs=1e-300)
 
 
 def test_gain_of_distinct_symbols_matches_the_general_form():
@@ -142,7 +160,7 @@ def test_gain_of_distinct_symbols_matches_the_general_form():
 
 
 def test_unknown_score_is_refused_by_name():
-    with pytest.raises(ValueError, match="'bpe'.*likelihood, pmi"):
+    with pytest.raises(ValueError, match="'bpe'.*count, likelihood, pmi"):
         scorer("bpe")
     with pytest.raises(ValueError, match="unknown score"):
         learn_bottom_up({"ab": 1}, 10, score="bpe")

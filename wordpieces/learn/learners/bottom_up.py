@@ -47,11 +47,17 @@ from collections.abc import Iterable
 
 from ..progress import ProgressCallback
 from .common import integer_pairs
-from .merge_scores import Pmi, likelihood_gain, likelihood_gain_of, scorer, xlogx_change
+from .merge_scores import (
+    DEFAULT_SCORE,
+    Pmi,
+    likelihood_gain,
+    likelihood_gain_of,
+    scorer,
+    xlogx_change,
+)
 
-__all__ = ["learn_bottom_up", "DEFAULT_SCORE"]
+__all__ = ["learn_bottom_up"]
 
-DEFAULT_SCORE = "likelihood"
 
 
 def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = ("[UNK]",),
@@ -62,7 +68,10 @@ def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = 
     """Learn up to ``vocab_size`` tokens by merging the pairs first in ``score``'s order.
 
     ``counts``: a ``WordCounts``, a dict or ``(word, count)`` pairs (integer counts).
-    ``score``: ``"likelihood"`` (the gain of the corpus's unigram log-likelihood,
+    ``score``: ``"count"`` (the default: the occurrences the merge replaces, i.e. the
+    tokens it saves, as BPE; it gave the best held-out vocabularies,
+    ``benchmarks/learn_quality.py``), ``"likelihood"`` (the gain of the corpus's unigram
+    log-likelihood,
     ``Δf(c(u), -m) + Δf(c(v), -m) + Δf(c(w), +m) - Δf(N, -m)`` with
     ``Δf(c, d) = (c + d)·ln(c + d) - c·ln c``, ``m`` the occurrences the merge replaces
     left to right, ``N`` the total token count) or ``"pmi"``
@@ -76,7 +85,9 @@ def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = 
     >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
     >>> learn_bottom_up(counts, 13, special_tokens=[], score="pmi")[7:]
     ['##gs', 'pu', 'hu', 'bu', 'hugs', 'hug']
-    >>> learn_bottom_up(counts, 13, special_tokens=[])[7:]
+    >>> learn_bottom_up(counts, 13, special_tokens=[])[7:]  # score="count"
+    ['##ug', '##un', 'hug', 'pun', 'hugs', 'pug']
+    >>> learn_bottom_up(counts, 13, special_tokens=[], score="likelihood")[7:]
     ['##ug', '##un', 'hug', 'pun', 'pug', 'bun']
     """
     criterion = scorer(score)
@@ -126,6 +137,8 @@ class MergeState:
         self.min_frequency = min_frequency
         self.criterion = criterion
         self.contextual = criterion.contextual
+        self.replaced = criterion.replaced
+        self.reads_symbols = criterion.reads_symbols
         spelled = [[w[0], *(prefix + ch for ch in w[1:])] for w, _ in words]
         initial = [f for ch in initial_alphabet if ch in chars for f in (ch, prefix + ch)]
         names = sorted({s for symbols in spelled for s in symbols} | set(initial))
@@ -163,7 +176,7 @@ class MergeState:
         for pair in zip(symbols, symbols[1:], strict=False):
             self.pair_count[pair] = self.pair_count.get(pair, 0) + count
             self._link(pair, index)
-        if self.contextual:
+        if self.replaced:
             for s in {u for u, v in zip(symbols, symbols[1:], strict=False) if u == v}:
                 self.self_merges[s] = self.self_merges.get(s, 0) + count * _run_halves(symbols, s)
 
@@ -188,7 +201,7 @@ class MergeState:
 
     def _merged_count(self, pair, pc: int) -> int:
         """Occurrences merging ``pair`` replaces: its count, less overlaps of ``(s, s)``."""
-        if pair[0] == pair[1] and self.contextual:
+        if pair[0] == pair[1] and self.replaced:
             return self.self_merges.get(pair[0], 0)
         return pc
 
@@ -199,10 +212,11 @@ class MergeState:
         a, b = pair
         counts = self.symbol_count
         ca, cb = counts[a], counts[b]
-        if not self.contextual:
-            return (-(pc / (ca * cb)), -pc, self.names[a], self.names[b], a, b, pc, pc,
-                    ca, cb, 0, 0)
         merged = self._merged_count(pair, pc)
+        if not self.contextual:
+            score = pc / (ca * cb) if self.reads_symbols else float(merged)
+            return (-score, -merged, self.names[a], self.names[b], a, b, pc, merged, ca, cb,
+                    0, 0)
         w = self.product.get(pair)
         cw = 0 if w is None else counts[w]
         total = self.total
@@ -241,11 +255,11 @@ class MergeState:
         """
         a, b = entry[4], entry[5]
         counts = self.symbol_count
-        if (self.pair_count.get((a, b)) != entry[6] or counts[a] != entry[8]
-                or counts[b] != entry[9]):
+        if self.pair_count.get((a, b)) != entry[6] or (
+                self.reads_symbols and (counts[a] != entry[8] or counts[b] != entry[9])):
             return False
         if not self.contextual:
-            return True
+            return self._merged_count((a, b), entry[6]) == entry[7]
         w = self.product.get((a, b))
         return (0 if w is None else counts[w]) <= entry[10] and (
             self._merged_count((a, b), entry[6]) == entry[7])
@@ -361,6 +375,8 @@ class MergeState:
                     heapq.heappush(heap, self._entry((entry[4], entry[5]), entry[6]))
                     continue
                 group.append(entry)
+                if self.criterion.heap_ordered:  # the heap's order is the criterion's
+                    return entry
             elif not self._flush_deferred(cut):
                 break
         key = self.criterion.tie_key
@@ -395,8 +411,9 @@ class MergeState:
         if self.contextual:
             fresh.update(self._producers(token, new, (a, b)))
         self._push_all(fresh)
-        for symbol in {a, b, new} if existed else {a, b}:
-            self._defer(symbol)
+        if self.reads_symbols:
+            for symbol in {a, b, new} if existed else {a, b}:
+                self._defer(symbol)
         self._compact()
         return token
 
@@ -443,7 +460,7 @@ class MergeState:
             self.symbol_count[b] -= merged * count
             self.symbol_count[new] += merged * count
             self.total -= merged * count
-            if self.contextual:
+            if self.replaced:
                 self._recount_runs(index, symbols, out, (a, b, new), runs)
 
     def _recount_runs(self, index: int, before: list[int], after: list[int], symbols,

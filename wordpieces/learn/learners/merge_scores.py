@@ -33,10 +33,11 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-__all__ = ["SCORES", "TIE_TOLERANCE", "xlogx_change", "likelihood_gain",
-           "likelihood_gain_of", "tie_cut", "Likelihood", "Pmi", "scorer"]
+__all__ = ["SCORES", "DEFAULT_SCORE", "TIE_TOLERANCE", "xlogx_change", "likelihood_gain",
+           "likelihood_gain_of", "tie_cut", "Likelihood", "Pmi", "Count", "scorer"]
 
-SCORES = ("likelihood", "pmi")
+SCORES = ("count", "likelihood", "pmi")
+DEFAULT_SCORE = "count"  # the best held-out vocabularies (benchmarks/learn_quality.py)
 TIE_TOLERANCE = 1e-12
 
 
@@ -73,6 +74,9 @@ class Likelihood:
 
     name = "likelihood"
     contextual = True  # the score reads c(w) and N, not only the pair's own counts
+    replaced = True  # count = occurrences a merge replaces (runs of one symbol halved)
+    reads_symbols = True  # the score reads c(u), c(v)
+    heap_ordered = False  # ties are decided by a key the heap does not order by
 
     @staticmethod
     def cut(best: float) -> float:
@@ -89,6 +93,9 @@ class Pmi:
 
     name = "pmi"
     contextual = False
+    replaced = False
+    reads_symbols = True
+    heap_ordered = False
 
     @staticmethod
     def cut(best: float) -> float:
@@ -102,10 +109,31 @@ class Pmi:
         return (-Fraction(count, count_u * count_v), -count, name_u, name_v)
 
 
+class Count:
+    """The occurrences a merge replaces (BPE's criterion): the tokens it saves."""
+
+    name = "count"
+    contextual = False
+    replaced = True
+    reads_symbols = False
+    heap_ordered = True  # (-count, u, v): the heap's own tuple order
+
+    @staticmethod
+    def cut(best: float) -> float:
+        return best  # integer scores: exact as floats
+
+    @staticmethod
+    def tie_key(count: int, count_u: int, count_v: int, name_u: str, name_v: str):
+        """Among equal counts: the smaller pair."""
+        return (-count, name_u, name_v)
+
+
 def scorer(name: str):
     """The criterion called ``name``, or ValueError naming the choices."""
     if name == "likelihood":
         return Likelihood
     if name == "pmi":
         return Pmi
+    if name == "count":
+        return Count
     raise ValueError(f"unknown score {name!r}: expected one of {', '.join(SCORES)}")
