@@ -1,18 +1,23 @@
-"""Bottom-up WordPiece (likelihood) against HF tokenizers' WordPieceTrainer (BPE underneath).
+"""Bottom-up learning: speed against HF's WordPieceTrainer, and how it scales with words.
 
-Both learn a ``--vocab-size`` vocabulary from all English text in ../shared/corpora except
-every 20th line, which is held back. Each side runs in its own process (time, peak RSS);
-then both vocabularies tokenize the held-back text with the same greedy WordPiece
-(HF's ``WordPiece`` model, BERT normalizer and pre-tokenizer, lowercase) to compare
-tokens per word.
+1. ``wp.train(files, algorithm="bottom-up", vocab_size=30000)`` on all English text of
+   ``../shared/corpora`` (counting and learning, the default score, default processes)
+   against HF ``tokenizers``' ``Tokenizer.train(files, WordPieceTrainer(vocab_size=30000))``
+   (its default threads) on the same files, each in its own process (wall time, CPU
+   time, peak RSS), best of ``--repeat``.
+2. Scaling: ``learn_bottom_up`` alone (30,000 tokens, each score) on counts with 1x, 4x
+   and 16x the distinct words of all English: English; English + Portuguese + the UDHR
+   mix + synthetic rare words (a few letters drawn from the corpus's own letter
+   frequencies, count 1 or 2) up to 4x; the same up to 16x.
 
-    .venv/bin/python benchmarks/learn_bottom_up.py --vocab-size 30000
+    .venv/bin/python benchmarks/learn_bottom_up.py
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import resource
 import subprocess
 import sys
@@ -20,115 +25,129 @@ import tempfile
 import time
 from pathlib import Path
 
-ENGLISH = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "english"
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-HOLD_EVERY = 20
+SCORES = ("count", "likelihood", "pmi")
 
 
-def split_lines():
-    """(training lines, held-back lines) of every English file."""
-    train, held = [], []
-    for path in sorted(p for p in ENGLISH.rglob("*") if p.is_file()):
-        lines = [ln for ln in path.read_text(encoding="utf-8-sig").splitlines() if ln.strip()]
-        for i, line in enumerate(lines):
-            (held if i % HOLD_EVERY == HOLD_EVERY - 1 else train).append(line)
-    return train, held
+def files_of(*folders: str) -> list[str]:
+    return [str(p) for folder in folders
+            for p in sorted((CORPORA / folder).rglob("*")) if p.is_file()]
 
 
-def run_ours(vocab_size: int) -> dict:
-    from wordpieces.learn.counting import count_words
-    from wordpieces.learn.learners.bottom_up import learn_bottom_up
-    from wordpieces.pipeline.normalizers import BertNormalizer
-    from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer
+def train_ours(vocab_size: int) -> dict:
+    import wordpieces as wp
 
-    train, _ = split_lines()
-    start = time.perf_counter()
-    counts = count_words(iter(train), normalizer=BertNormalizer(flavor="huggingface"),
-                         pre_tokenizer=BertPreTokenizer(flavor="huggingface"), num_proc=1)
-    counted = time.perf_counter()
-    vocab = learn_bottom_up(counts, vocab_size, special_tokens=SPECIALS)
-    done = time.perf_counter()
-    return {"count_s": counted - start, "learn_s": done - counted, "vocab": vocab,
-            "words": len(counts)}
+    tok = wp.train(files_of("english"), algorithm="bottom-up", vocab_size=vocab_size,
+                   flavor="huggingface", progress="none")
+    return {"vocab": tok.get_vocab_size()}
 
 
-def run_hf(vocab_size: int) -> dict:
+def train_hf(vocab_size: int) -> dict:
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
-    train, _ = split_lines()
-    start = time.perf_counter()
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=SPECIALS,
-                                        show_progress=False)
-    tok.train_from_iterator(train, trainer)
-    vocab = tok.get_vocab()
-    return {"count_s": None, "learn_s": time.perf_counter() - start,
-            "vocab": sorted(vocab, key=vocab.get), "words": None}
+    tok.train(files_of("english"), trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=SPECIALS, show_progress=False))
+    return {"vocab": tok.get_vocab_size()}
 
 
-def tokens_per_word(vocab: list[str], held: list[str]) -> dict:
-    """Tokenize held-back lines with greedy WordPiece over ``vocab``."""
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+def scaled_counts(factor: int) -> dict[str, int]:
+    """All English counts, grown to ``factor`` times their distinct words."""
+    from wordpieces.learn.counting import count_words
 
-    tok = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    words = pieces = unknown = whole = 0
-    for enc in tok.encode_batch(held, add_special_tokens=False):
-        per_word: dict[int, int] = {}
-        for wid in enc.word_ids:
-            per_word[wid] = per_word.get(wid, 0) + 1
-        words += len(per_word)
-        pieces += len(enc.ids)
-        whole += sum(1 for n in per_word.values() if n == 1)
-        unknown += enc.tokens.count("[UNK]")
-    return {"tokens_per_word": pieces / words, "single_token_words": whole / words,
-            "unk_rate": unknown / pieces, "held_words": words}
+    english = dict(count_words(files_of("english"), progress=None).items())
+    if factor == 1:
+        return english
+    counts = dict(english)
+    for word, count in count_words(files_of("portuguese", "multilingual/udhr"),
+                                   progress=None).items():
+        counts[word] = counts.get(word, 0) + count
+    letters: dict[str, int] = {}
+    for word, count in english.items():
+        for ch in word:
+            letters[ch] = letters.get(ch, 0) + count
+    alphabet, weights = list(letters), list(letters.values())
+    rng = random.Random(factor)
+    while len(counts) < factor * len(english):
+        word = "".join(rng.choices(alphabet, weights, k=rng.randint(4, 12)))
+        counts.setdefault(word, rng.randint(1, 2))
+    return counts
 
 
-def child(side: str, vocab_size: int, out: str) -> None:
-    before = resource.getrusage(resource.RUSAGE_SELF)
-    result = (run_ours if side == "ours" else run_hf)(vocab_size)
+def learn_scaled(factor: int, score: str, vocab_size: int) -> dict:
+    from wordpieces.learn.learners.bottom_up import learn_bottom_up
+
+    counts = scaled_counts(factor)
+    start = time.perf_counter()
+    vocab = learn_bottom_up(counts, vocab_size, special_tokens=SPECIALS, score=score)
+    return {"learn_s": time.perf_counter() - start, "words": len(counts), "vocab": len(vocab)}
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS (VmHWM: unlike ru_maxrss, not inherited from the parent)."""
+    for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child(job: list[str], out: str) -> None:
+    kind, *rest = job
+    start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+    if kind == "ours":
+        result = train_ours(int(rest[0]))
+    elif kind == "hf":
+        result = train_hf(int(rest[0]))
+    else:
+        result = learn_scaled(int(rest[0]), rest[1], int(rest[2]))
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    result["cpu_s"] = (usage.ru_utime + usage.ru_stime) - (before.ru_utime + before.ru_stime)
-    result["peak_rss_mb"] = usage.ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result["wall_s"] = time.perf_counter() - start
+    result["cpu_s"] = (usage.ru_utime + usage.ru_stime - before.ru_utime - before.ru_stime
+                       + children.ru_utime + children.ru_stime)
+    result["peak_rss_mb"] = peak_rss_mb()  # this process (count_words' workers are smaller)
     Path(out).write_text(json.dumps(result), encoding="utf-8")
+
+
+def run(job: list[str], folder: str) -> dict:
+    out = str(Path(folder) / "result.json")
+    subprocess.run([sys.executable, __file__, "--child", out, *job], check=True)
+    return json.loads(Path(out).read_text(encoding="utf-8"))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vocab-size", type=int, default=30000)
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--factors", nargs="+", type=int, default=[1, 4, 16])
+    parser.add_argument("--scores", nargs="+", default=list(SCORES), choices=SCORES)
+    parser.add_argument("--skip-train", action="store_true")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], args.vocab_size, args.child[1])
+        child(args.child[1:], args.child[0])
         return
-    _, held = split_lines()
-    results = {}
     with tempfile.TemporaryDirectory() as folder:
-        for side in ("ours", "hf"):
-            out = str(Path(folder) / f"{side}.json")
-            subprocess.run([sys.executable, __file__, "--vocab-size", str(args.vocab_size),
-                            "--child", side, out], check=True)
-            results[side] = json.loads(Path(out).read_text(encoding="utf-8"))
-    print("| learner | vocab | count s | learn s | total s (CPU s) | peak RSS MB | held-back "
-          "tokens/word | single-token words | [UNK] rate |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    names = {"ours": "wordpieces learn_bottom_up (likelihood)",
-             "hf": "HF tokenizers WordPieceTrainer (BPE counts)"}
-    for side, r in results.items():
-        q = tokens_per_word(r["vocab"], held)
-        count = "-" if r["count_s"] is None else f"{r['count_s']:.1f}"
-        total = r["learn_s"] + (r["count_s"] or 0)
-        print(f"| {names[side]} | {len(r['vocab']):,} | {count} | {r['learn_s']:.1f} | "
-              f"{total:.1f} ({r['cpu_s']:.1f}) | {r['peak_rss_mb']:.0f} | "
-              f"{q['tokens_per_word']:.4f} | {q['single_token_words']:.2%} | "
-              f"{q['unk_rate']:.4%} |")
-    ours, hf = set(results["ours"]["vocab"]), set(results["hf"]["vocab"])
-    print(f"\nshared tokens: {len(ours & hf):,}; only ours: {len(ours - hf):,}; "
-          f"only HF: {len(hf - ours):,}; held-back words: {q['held_words']:,}")
+        if not args.skip_train:
+            print("| all English, 30,000 tokens | wall s (best) | CPU s | peak RSS MB |")
+            print("|---|---:|---:|---:|")
+            for side, name in (("ours", "`wp.train(files, algorithm=\"bottom-up\")`"),
+                               ("hf", "HF `Tokenizer.train(files, WordPieceTrainer)`")):
+                runs = [run([side, str(args.vocab_size)], folder) for _ in range(args.repeat)]
+                best = min(runs, key=lambda r: r["wall_s"])
+                print(f"| {name} | {best['wall_s']:.2f} | {best['cpu_s']:.2f} | "
+                      f"{best['peak_rss_mb']:.0f} |", flush=True)
+            print()
+        print("| distinct words | score | learn s | peak RSS MB |")
+        print("|---:|---|---:|---:|")
+        for factor in args.factors:
+            for score in args.scores:
+                r = run(["scale", str(factor), score, str(args.vocab_size)], folder)
+                print(f"| {r['words']:,} ({factor}x) | {score} | {r['learn_s']:.1f} | "
+                      f"{r['peak_rss_mb']:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

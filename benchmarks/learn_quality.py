@@ -93,14 +93,21 @@ def learn_hf(files: list[str], vocab_size: int) -> dict:
             "vocab": sorted(vocab, key=vocab.get), "words": None}
 
 
+def peak_rss_mb() -> float:
+    """This process's peak RSS (VmHWM: unlike ru_maxrss, not inherited from the parent)."""
+    for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def child(learner: str, language: str, vocab_size: int, out: str) -> None:
     files, _ = split_files(language)
     if learner == "hf":
         result = learn_hf(files, vocab_size)
     else:
         result = learn_ours(learner, files, vocab_size)
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    result["peak_rss_mb"] = usage.ru_maxrss / 1024
+    result["peak_rss_mb"] = peak_rss_mb()
     Path(out).write_text(json.dumps(result), encoding="utf-8")
 
 

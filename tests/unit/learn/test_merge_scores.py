@@ -113,7 +113,8 @@ def test_count_merges_equal_brute_force(counts, min_frequency, prefix):
     """``score="count"`` merges the pair replacing the most occurrences (runs halved)."""
     alphabet = alphabet_of(counts, prefix)
     vocab = learn_bottom_up(counts, len(alphabet) + 25, special_tokens=[], score="count",
-                            min_frequency=min_frequency, continuing_subword_prefix=prefix)
+                            min_frequency=min_frequency, continuing_subword_prefix=prefix,
+                            drop_unused=False)
     every_merge = brute_force_merges(counts, 10_000, prefix, min_frequency, score="count")
     assert vocab[len(alphabet):] == list(dict.fromkeys(every_merge))[:25]
 
@@ -164,3 +165,46 @@ def test_unknown_score_is_refused_by_name():
         scorer("bpe")
     with pytest.raises(ValueError, match="unknown score"):
         learn_bottom_up({"ab": 1}, 10, score="bpe")
+
+
+def greedy_pieces(word, vocab, prefix="##"):
+    """WordPiece's greedy longest-match-first segmentation (None: the word is [UNK])."""
+    pieces, start = [], 0
+    while start < len(word):
+        lead = prefix if start else ""
+        end = next((e for e in range(len(word), start, -1) if lead + word[start:e] in vocab),
+                   None)
+        if end is None:
+            return None
+        pieces.append(lead + word[start:end])
+        start = end
+    return pieces
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.text(alphabet="abcd", min_size=1, max_size=8),
+                       st.integers(1, 30), min_size=1, max_size=25), st.integers(1, 30))
+def test_drop_unused_keeps_only_tokens_the_training_words_use(counts, merges):
+    """Kept merges are used by training words, in merge order; the vocabulary is full
+    unless merges run out, and then every merge the words use is kept."""
+    alphabet = alphabet_of(counts)
+    size = len(alphabet) + merges
+    vocab = learn_bottom_up(counts, size, special_tokens=[], score="count", drop_unused=True)
+    every = learn_bottom_up(counts, 10**6, special_tokens=[], score="count", drop_unused=False)
+    kept = vocab[len(alphabet):]
+    used = {p for w in counts for p in greedy_pieces(w, set(vocab))}
+    assert set(kept) <= used
+    positions = [every.index(t) for t in kept]
+    assert positions == sorted(positions)
+    if len(vocab) < size:  # merges ran out: every merge the words use is kept
+        used_by_all = {p for w in counts for p in greedy_pieces(w, set(every))}
+        assert kept == [t for t in every[len(alphabet):] if t in used_by_all]
+
+
+def test_drop_unused_is_the_default_for_count_only():
+    """The documented example: count drops ##ug (every word is whole); pmi keeps all merges."""
+    counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+    assert learn_bottom_up(counts, 13, special_tokens=[])[7:] == [
+        "hug", "pun", "hugs", "pug", "bun"]
+    assert learn_bottom_up(counts, 13, special_tokens=[], score="pmi")[7:] == [
+        "##gs", "pu", "hu", "bu", "hugs", "hug"]

@@ -63,7 +63,7 @@ __all__ = ["learn_bottom_up"]
 def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = ("[UNK]",),
                     min_frequency: int = 0, limit_alphabet: int | None = None,
                     initial_alphabet: Iterable[str] = (), continuing_subword_prefix: str = "##",
-                    score: str = DEFAULT_SCORE,
+                    score: str = DEFAULT_SCORE, drop_unused: bool | None = None,
                     progress: ProgressCallback | None = None) -> list[str]:
     """Learn up to ``vocab_size`` tokens by merging the pairs first in ``score``'s order.
 
@@ -76,6 +76,11 @@ def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = 
     ``Δf(c, d) = (c + d)·ln(c + d) - c·ln c``, ``m`` the occurrences the merge replaces
     left to right, ``N`` the total token count) or ``"pmi"``
     (``count(uv) / (count(u)·count(v))``, compared exactly).
+    ``drop_unused``: leave out merged tokens that WordPiece's greedy longest-match
+    segmentation of the training words never uses (steps like ``##ivi`` on the way to
+    ``##ivity``), merging on until the vocabulary is full; ``None`` (the default): only
+    with ``score="count"``, whose vocabularies it improves (``benchmarks/learn_quality.py``);
+    the other scores keep every merge, in merge order.
     ``min_frequency``: pairs seen fewer times are never merged. ``limit_alphabet``: keep
     only the most frequent characters (those of ``initial_alphabet`` first); words with
     any other character are left out, since WordPiece would map them to the unknown token
@@ -85,30 +90,81 @@ def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = 
     >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
     >>> learn_bottom_up(counts, 13, special_tokens=[], score="pmi")[7:]
     ['##gs', 'pu', 'hu', 'bu', 'hugs', 'hug']
-    >>> learn_bottom_up(counts, 13, special_tokens=[])[7:]  # score="count"
+    >>> learn_bottom_up(counts, 13, special_tokens=[], drop_unused=False)[7:]  # count
     ['##ug', '##un', 'hug', 'pun', 'hugs', 'pug']
+    >>> learn_bottom_up(counts, 13, special_tokens=[])[7:]  # every word whole: ##ug unused
+    ['hug', 'pun', 'hugs', 'pug', 'bun']
     >>> learn_bottom_up(counts, 13, special_tokens=[], score="likelihood")[7:]
     ['##ug', '##un', 'hug', 'pun', 'pug', 'bun']
     """
     criterion = scorer(score)
+    if drop_unused is None:
+        drop_unused = criterion.name == "count"
     specials = list(dict.fromkeys(special_tokens))
     words = integer_pairs(counts)
     chars = _alphabet_chars(words, limit_alphabet, list(initial_alphabet))
     words = [(w, c) for w, c in words if w and c > 0 and all(ch in chars for ch in w)]
     state = MergeState(words, continuing_subword_prefix, initial_alphabet, chars,
                        min_frequency=min_frequency, criterion=criterion)
-    vocab = list(dict.fromkeys([*specials, *state.alphabet()]))
-    seen = set(vocab)
-    while len(vocab) < vocab_size:
+    base = list(dict.fromkeys([*specials, *state.alphabet()]))
+    room = max(0, vocab_size - len(base))
+    merged = _merge(state, set(base), room, [], len(base), vocab_size, progress)
+    if not drop_unused:
+        return base + merged
+    while True:
+        used = _used_tokens(words, set(base) | set(merged), continuing_subword_prefix)
+        kept = [t for t in merged if t in used]
+        more = room - len(kept)
+        if more <= 0:
+            return base + kept[:room]
+        before = len(merged)
+        # Ask for as many more as the share of used tokens so far suggests (fewer passes).
+        wanted = before + -(-more * before // max(1, len(kept)))
+        merged = _merge(state, set(base) | set(merged), wanted, merged, len(base),
+                        vocab_size, progress)
+        if len(merged) == before:  # nothing left to merge
+            return base + kept
+
+
+def _merge(state, seen: set[str], until: int, merged: list[str], offset: int, total: int,
+           progress) -> list[str]:
+    """Merge on until ``merged`` holds ``until`` new tokens (or nothing is left)."""
+    merged = list(merged)
+    while len(merged) < until:
         token = state.merge_best()
         if token is None:
             break
         if token not in seen:
             seen.add(token)
-            vocab.append(token)
+            merged.append(token)
         if progress is not None:
-            progress("merge", done=len(vocab), total=vocab_size, token=token)
-    return vocab
+            progress("merge", done=min(offset + len(merged), total), total=total, token=token)
+    return merged
+
+
+def _used_tokens(words, vocab: set[str], prefix: str) -> set[str]:
+    """Tokens the greedy longest-match-first segmentation of ``words`` uses (WordPiece's).
+
+    A merged token that no word uses is an intermediate step shadowed by longer tokens:
+    dropping it changes no training word's tokens and frees its slot.
+    """
+    longest = max(map(len, vocab), default=0)
+    used: set[str] = set()
+    for word, _ in words:
+        start, n, pieces = 0, len(word), []
+        while start < n:
+            lead = prefix if start else ""
+            for end in range(min(n, start + longest), start, -1):
+                piece = lead + word[start:end]
+                if piece in vocab:
+                    pieces.append(piece)
+                    start = end
+                    break
+            else:
+                break  # the whole word is [UNK]: it uses none of its pieces
+        else:
+            used.update(pieces)
+    return used
 
 
 def _alphabet_chars(words, limit: int | None, initial: list[str]) -> set[str]:
@@ -398,8 +454,12 @@ class MergeState:
         new = self._symbol(token)
         delta: dict[tuple[int, int], int] = {}
         runs: set[int] = set()
+        # Symbols whose runs this merge may change: a or b already in one, or new if it
+        # existed (a word with two occurrences adds new itself).
+        repeated = ({s for s in (a, b) if (s, s) in self.pair_words} | ({new} if existed else set())
+                    if self.replaced else None)
         for index in list(self.pair_words[(a, b)]):
-            self._merge_in_word(index, a, b, new, delta, runs)
+            self._merge_in_word(index, a, b, new, delta, runs, repeated)
         for pair, change in delta.items():
             count = self.pair_count.get(pair, 0) + change
             if count:
@@ -429,7 +489,7 @@ class MergeState:
         return found
 
     def _merge_in_word(self, index: int, a: int, b: int, new: int, delta: dict,
-                       runs: set) -> None:
+                       runs: set, repeated: set | None) -> None:
         """Merge (a, b) in one word, recording pair count changes in ``delta``.
 
         For each occurrence, the pair before it ``(p, a)`` becomes ``(p, new)`` and the
@@ -441,32 +501,39 @@ class MergeState:
         symbols, count = self.words[index], self.word_count[index]
         out: list[int] = []
         i, n, merged = 0, len(symbols), 0
-        while i < n:
-            if i + 1 < n and symbols[i] == a and symbols[i + 1] == b:
-                delta[(a, b)] = delta.get((a, b), 0) - count
-                if out:
-                    self._shift(delta, (out[-1], a), (out[-1], new), count, index)
-                if i + 2 < n:
-                    self._shift(delta, (b, symbols[i + 2]), (new, symbols[i + 2]), count, index)
-                out.append(new)
-                merged += 1
-                i += 2
-            else:
-                out.append(symbols[i])
-                i += 1
+        while True:  # jump from one ``a`` to the next (list.index runs in C)
+            try:
+                j = symbols.index(a, i, n - 1)
+            except ValueError:
+                break
+            if symbols[j + 1] != b:
+                out.extend(symbols[i:j + 1])
+                i = j + 1
+                continue
+            out.extend(symbols[i:j])
+            delta[(a, b)] = delta.get((a, b), 0) - count
+            if out:
+                self._shift(delta, (out[-1], a), (out[-1], new), count, index)
+            if j + 2 < n:
+                self._shift(delta, (b, symbols[j + 2]), (new, symbols[j + 2]), count, index)
+            out.append(new)
+            merged += 1
+            i = j + 2
+        out.extend(symbols[i:])
         if merged:
             self.words[index] = out
             self.symbol_count[a] -= merged * count
             self.symbol_count[b] -= merged * count
             self.symbol_count[new] += merged * count
             self.total -= merged * count
-            if self.replaced:
-                self._recount_runs(index, symbols, out, (a, b, new), runs)
+            if repeated is not None and (repeated or merged > 1):
+                self._recount_runs(index, symbols, out,
+                                   repeated | {new} if merged > 1 else repeated, runs)
 
     def _recount_runs(self, index: int, before: list[int], after: list[int], symbols,
                       runs: set) -> None:
         holders = self.pair_words
-        for s in set(symbols):
+        for s in symbols:
             if index in holders.get((s, s), ()):
                 change = _run_halves(after, s) - _run_halves(before, s)
                 if change:
