@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import fails
+from tests.cli.test_cli import fails, ok
 from tests.shared_data import shared_path
 from wordpieces.formats.bundle import Bundle
 from wordpieces.tokenizer import Tokenizer
@@ -81,6 +81,12 @@ def test_each_tokenizer_and_bundle_member_is_a_choice(tmp_path):
     (tmp_path / "teach.vocab.txt").write_text("\n".join(toy_vocabulary()) + "\n")
     with serving("-t", "teach.vocab.txt", "-t", "converter.zip", cwd=tmp_path) as (_, url):
         assert sorted(names(url)) == ["converter:en", "converter:pt", "teach"]
+
+
+def test_help_has_examples_and_names_the_api():
+    out = ok("serve", "--help").out
+    assert "examples:\n  wordpieces serve" in out
+    assert "POST /api/encode" in " ".join(out.split())
 
 
 def test_a_port_in_use_is_a_one_line_error():
