@@ -377,7 +377,8 @@ def test_demo_learns_when_asked(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["demo", "count", "merge-counts", "train", "encode",
-                                     "decode", "detokenize", "explain", "inspect", "export"])
+                                     "decode", "detokenize", "explain", "inspect", "export",
+                                     "serve"])
 def test_every_subcommand_has_help_with_examples(command):
     """Each subcommand's --help exits 0 and shows examples."""
     assert "examples:" in ok(command, "--help").out
