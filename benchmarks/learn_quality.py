@@ -42,7 +42,7 @@ LEARNERS = ("top-down", "bottom-up likelihood", "bottom-up pmi", "bottom-up coun
 NAMES = {"top-down": "wordpieces top-down",
          "bottom-up likelihood": "wordpieces bottom-up, `score=\"likelihood\"`",
          "bottom-up pmi": "wordpieces bottom-up, `score=\"pmi\"`",
-         "bottom-up count": "wordpieces bottom-up, `score=\"count\"`",
+         "bottom-up count": "wordpieces bottom-up, `score=\"count\"` (default)",
          "hf": "HF `WordPieceTrainer`"}
 
 
