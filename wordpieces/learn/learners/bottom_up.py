@@ -118,8 +118,9 @@ def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = 
         if more <= 0:
             return base + kept[:room]
         before = len(merged)
-        # Ask for as many more as the share of used tokens so far suggests (fewer passes).
-        wanted = before + -(-more * before // max(1, len(kept)))
+        # Ask for twice as many more as the share of used tokens so far suggests: longer
+        # tokens shadow more as they come, and each pass re-segments every word.
+        wanted = before + 2 * -(-more * before // max(1, len(kept)))
         merged = _merge(state, set(base) | set(merged), wanted, merged, len(base),
                         vocab_size, progress)
         if len(merged) == before:  # nothing left to merge
@@ -544,7 +545,11 @@ class MergeState:
     def _shift(self, delta: dict, old, new, count: int, index: int) -> None:
         delta[old] = delta.get(old, 0) - count
         delta[new] = delta.get(new, 0) + count
-        self._link(new, index)
+        holders = self.pair_words.get(new)
+        if holders is None:
+            self._link(new, index)
+        else:
+            holders.add(index)
 
     def _compact(self) -> None:
         """Rebuild the heap from live pairs once stale entries dominate it (memory)."""
