@@ -1,10 +1,11 @@
-"""Learn a WordPiece vocabulary bottom-up, merging by a score: true WordPiece, not BPE.
+"""Learn a WordPiece vocabulary bottom-up: merge adjacent pairs by count, likelihood or PMI.
 
 Every word starts as characters, the first bare and the others behind the continuing
 prefix (``w ##o ##r ##d``). Each step merges the adjacent pair ``(u, v)`` first in the
 chosen criterion's order (``merge_scores``) into the token ``u + v`` without ``v``'s
-prefix, everywhere, left to right. ``"likelihood"`` (the default) scores the exact gain
-of the corpus's unigram log-likelihood::
+prefix, everywhere, left to right. ``"count"`` (the default) scores the occurrences a
+merge replaces, as BPE; ``"likelihood"`` scores the exact gain of the corpus's unigram
+log-likelihood::
 
     gain = Δf(c(u), -m) + Δf(c(v), -m) + Δf(c(w), +m) - Δf(N, -m),
     Δf(c, d) = (c + d)·ln(c + d) - c·ln c
@@ -14,7 +15,8 @@ of the corpus's unigram log-likelihood::
 ``count(uv) / (count(u)·count(v))``. Likelihood scores within a relative 1e-12 tie;
 ties go to the higher count, then to the smaller pair ``(u, v)`` as strings. The
 vocabulary is the special tokens, the alphabet (sorted), then the merged tokens in
-merge order.
+merge order (with ``drop_unused``, those WordPiece's greedy segmentation of the training
+words uses).
 
 Why it is fast: pair counts, the words holding each pair and symbol counts are updated
 only for the words a merge touches, and the best pair comes from a heap of upper bounds
@@ -35,8 +37,8 @@ So every live pair is bounded by an entry or a deferred bound; the top entry, on
 current and above every bound, is the best score, and everything within the tie window
 of it is settled the same way before the tie is broken.
 
-Not handled here: counting words (``counting``); HF's BPE-style ``WordPieceTrainer``
-(which merges by count).
+Not handled here: counting words (``counting``); the scores' formulas and order
+(``merge_scores``); tokenizing with the result (``pipeline.models.WordPiece``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,10 @@
 """Scores of a bottom-up merge ``(u, v) -> uv``, and the total order among merges.
 
-Two criteria, both computed from integer counts:
+Three criteria, all computed from integer counts:
+
+- ``"count"`` (the default): ``m``, the occurrences the merge replaces, left to right
+  (BPE's criterion: the tokens the merge saves); it gave the best held-out vocabularies
+  (``benchmarks/learn_quality.py``).
 
 - ``"likelihood"``: the increase of the training corpus's log-likelihood under a unigram
   model of its current tokens. With ``c(s)`` the count of token ``s``, ``N`` the total
@@ -23,7 +27,7 @@ Two criteria, both computed from integer counts:
 The order: the best score first. Likelihood scores within a relative ``1e-12`` of the
 best are a tie (floats of one formula computed two ways may differ in the last bits), and
 ties go to the higher count, then to the smaller pair ``(u, v)`` as strings. PMI scores
-tie only when equal as fractions, then the same.
+tie only when equal as fractions, then the same; counts are integers, then the pair.
 
 Not handled here: keeping counts up to date and finding the best pair (``bottom_up``).
 """
