@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import pickle
 
 import pytest
@@ -288,13 +289,27 @@ _texts = st.lists(st.one_of(_words, st.text(max_size=8)), max_size=12).map(" ".j
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=_texts)
 def test_offsets_slice_to_the_token_surface(hf_uncased, text):
-    """For each token, normalizing text[start:end] gives its surface (minus ##)."""
+    """Normalizing text[start:end] gives the surface (minus ##) of the tokens at that span.
+
+    Tokens that share one span (a Hangul syllable splits into its jamo, each with the
+    syllable's offsets, as in HF) are joined first.
+    """
     enc = hf_uncased.encode(text, add_special_tokens=False)
     norm = hf_uncased.normalizer.normalize_str
-    for token, (s, e) in zip(enc.tokens, enc.offsets, strict=True):
-        if token in ("[UNK]", "[MASK]"):
+    spans = itertools.groupby(zip(enc.tokens, enc.offsets, strict=True), key=lambda t: t[1])
+    for (s, e), group in spans:
+        tokens = [token for token, _ in group]
+        if "[UNK]" in tokens or "[MASK]" in tokens:
             continue
-        assert norm(text[s:e]).strip() == token.removeprefix("##")
+        assert norm(text[s:e]).strip() == "".join(t.removeprefix("##") for t in tokens)
+
+
+@pytest.mark.shared_data
+def test_tokens_sharing_a_span_join_to_its_surface(hf_uncased):
+    """A Hangul syllable becomes jamo tokens with the syllable's offsets (HF does the same)."""
+    enc = hf_uncased.encode("귤", add_special_tokens=False)
+    assert enc.tokens == ["ᄀ", "##ᅲ", "##ᆯ"]
+    assert enc.offsets == [(0, 1)] * 3
 
 
 @pytest.mark.shared_data
