@@ -1,4 +1,4 @@
-"""Vocabulary learners: top-down (TF Text / BERT), bottom-up (likelihood WordPiece), word-level.
+"""Vocabulary learners: top-down (TF Text / BERT), bottom-up (merges by count or score), word-level.
 
 Each takes word counts (``WordCounts``, a dict, or ``(word, count)`` pairs) and returns
 the vocabulary as a list of tokens, id = position.
