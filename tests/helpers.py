@@ -28,3 +28,14 @@ def write_package(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     return root / "pkg"
+
+
+def module_names(root: Path) -> dict[str, Path]:
+    """Map each dotted module name under ``root`` (a package folder) to its file."""
+    names = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = [root.name, *path.relative_to(root).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        names[".".join(parts)] = path
+    return names

@@ -15,20 +15,9 @@ import ast
 import sys
 from pathlib import Path
 
-from tests.helpers import write_package
+from tests.helpers import module_names, write_package
 
 PACKAGE = Path(__file__).resolve().parents[2] / "wordpieces"
-
-
-def module_names(root: Path) -> dict[str, Path]:
-    """Map each dotted module name under ``root`` (a package folder) to its file."""
-    names = {}
-    for path in sorted(root.rglob("*.py")):
-        parts = [root.name, *path.relative_to(root).with_suffix("").parts]
-        if parts[-1] == "__init__":
-            parts.pop()
-        names[".".join(parts)] = path
-    return names
 
 
 def _imported(node: ast.ImportFrom, module: str, is_package: bool) -> str:

@@ -27,7 +27,7 @@ import ast
 import sys
 from pathlib import Path
 
-from tests.helpers import write_package
+from tests.helpers import module_names, write_package
 
 PACKAGE = Path(__file__).resolve().parents[2] / "wordpieces"
 ATTRIBUTE_FUNCTIONS = ("getattr", "setattr", "hasattr", "delattr")
@@ -36,17 +36,6 @@ ATTRIBUTE_FUNCTIONS = ("getattr", "setattr", "hasattr", "delattr")
 def is_private(name: str) -> bool:
     """A leading underscore, not a dunder."""
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
-
-
-def module_files(root: Path) -> dict[str, Path]:
-    """Map each dotted module name under ``root`` (a package folder) to its file."""
-    names = {}
-    for path in sorted(root.rglob("*.py")):
-        parts = [root.name, *path.relative_to(root).with_suffix("").parts]
-        if parts[-1] == "__init__":
-            parts.pop()
-        names[".".join(parts)] = path
-    return names
 
 
 def _package_of(module: str, path: Path) -> str:
@@ -170,7 +159,7 @@ def attribute_violations(tree: ast.Module, root_name: str) -> list[str]:
 def violations(root: Path) -> list[str]:
     """Every private name used across a module boundary in the package under ``root``."""
     found = []
-    for module, path in module_files(root).items():
+    for module, path in module_names(root).items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         package = _package_of(module, path)
         rel = path.relative_to(root.parent).as_posix()
@@ -184,7 +173,7 @@ def violations(root: Path) -> list[str]:
 
 def test_no_private_name_crosses_a_module_boundary():
     """Nothing in wordpieces uses another module's private names."""
-    assert len(module_files(PACKAGE)) > 40  # the scan found the package
+    assert len(module_names(PACKAGE)) > 40  # the scan found the package
     assert violations(PACKAGE) == []
 
 
