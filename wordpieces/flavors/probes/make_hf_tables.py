@@ -24,7 +24,6 @@ The output depends only on the tokenizers version, so re-running reproduces the 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import tokenizers
 from tokenizers import normalizers, pre_tokenizers
@@ -131,12 +130,5 @@ def build() -> str:
     return format_table(header, sections)
 
 
-def main(argv: list[str]) -> None:
-    out_dir = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[1] / "data"
-    path = out_dir / "huggingface.txt"
-    path.write_text(build(), encoding="ascii", newline="\n")
-    print(f"wrote {path}", file=sys.stderr)
-
-
 if __name__ == "__main__":
-    main(sys.argv)
+    probing.write_table("huggingface.txt", build, sys.argv)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -123,12 +122,5 @@ def build() -> str:
     return format_table(header, sections)
 
 
-def main(argv: list[str]) -> None:
-    out_dir = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[1] / "data"
-    path = out_dir / "tensorflow.txt"
-    path.write_text(build(), encoding="ascii", newline="\n")
-    print(f"wrote {path}", file=sys.stderr)
-
-
 if __name__ == "__main__":
-    main(sys.argv)
+    probing.write_table("tensorflow.txt", build, sys.argv)

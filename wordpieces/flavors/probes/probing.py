@@ -9,8 +9,10 @@ Not handled here: the file format (``flavors.table_file``), the references thems
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 from collections.abc import Callable
+from pathlib import Path
 
 from ..table_file import HANGUL, HANGUL_FIRST, HANGUL_LAST, hangul_decomposition
 
@@ -139,3 +141,11 @@ def check_pairs(strip: Batch, decompose, ccc: dict[int, int], dropped, chars: li
         if g != want:
             raise AssertionError(f"reordering model misses {a + m + b!r}: {g!r} != {want!r}")
     return len(cases)
+
+
+def write_table(filename: str, build, argv: list[str]) -> None:
+    """Write ``build()``'s table as ``filename`` in ``argv[1]`` (default: ``flavors/data``)."""
+    out_dir = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[1] / "data"
+    path = out_dir / filename
+    path.write_text(build(), encoding="ascii", newline="\n")
+    print(f"wrote {path}", file=sys.stderr)
