@@ -4,51 +4,20 @@ The "likelihood" score is checked against brute force in ``test_merge_scores``.
 """
 
 import random
-from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.shared_data import corpus_lines
+from tests.unit.learn.merge_reference import alphabet_of, naive_merges
 from wordpieces.learn.counting import WordCounts, count_words
 from wordpieces.learn.learners.bottom_up import learn_bottom_up
 
 EXAMPLE = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 
 
-def naive_merges(counts, steps, prefix="##", min_frequency=0):
-    """The algorithm as the HF course states it, rescanning every pair each step.
 
-    Scores are Fractions; ties go to the higher pair count, then the smaller pair.
-    """
-    splits = {w: [w[0], *(prefix + c for c in w[1:])] for w in counts if w}
-    merges = []
-    for _ in range(steps):
-        symbols, pairs = {}, {}
-        for word, parts in splits.items():
-            for s in parts:
-                symbols[s] = symbols.get(s, 0) + counts[word]
-            for pair in zip(parts, parts[1:], strict=False):
-                pairs[pair] = pairs.get(pair, 0) + counts[word]
-        pairs = {p: c for p, c in pairs.items() if c >= max(1, min_frequency)}
-        if not pairs:
-            break
-        best = min(pairs, key=lambda p: (-Fraction(pairs[p], symbols[p[0]] * symbols[p[1]]),
-                                         -pairs[p], p))
-        merged = best[0] + best[1][len(prefix):]
-        merges.append(merged)
-        for word, parts in splits.items():
-            out, i = [], 0
-            while i < len(parts):
-                if i + 1 < len(parts) and (parts[i], parts[i + 1]) == best:
-                    out.append(merged)
-                    i += 2
-                else:
-                    out.append(parts[i])
-                    i += 1
-            splits[word] = out
-    return merges
 
 
 def test_worked_example_from_the_issue():
@@ -71,7 +40,7 @@ def test_course_worked_example_first_merge():
        st.integers(0, 3), st.sampled_from(["##", "", "@"]))
 def test_equals_the_naive_algorithm(counts, min_frequency, prefix):
     """Incremental merging gives the same merges as rescanning all pairs every step."""
-    alphabet = {w[0] for w in counts} | {prefix + c for w in counts for c in w[1:]}
+    alphabet = alphabet_of(counts, prefix)
     vocab = learn_bottom_up(counts, len(alphabet) + 40, special_tokens=[],
                             min_frequency=min_frequency, continuing_subword_prefix=prefix,
                             score="pmi")
@@ -85,7 +54,7 @@ def test_equals_the_naive_algorithm_on_skewed_random_corpora(seed):
     rng = random.Random(seed)
     counts = {"".join(rng.choice("abcdef") for _ in range(rng.randint(1, 9))):
               max(1, int(rng.paretovariate(1.1))) for _ in range(150)}
-    alphabet = {w[0] for w in counts} | {"##" + c for w in counts for c in w[1:]}
+    alphabet = alphabet_of(counts)
     vocab = learn_bottom_up(counts, len(alphabet) + 200, special_tokens=[], score="pmi")
     assert vocab[len(alphabet):] == list(dict.fromkeys(naive_merges(counts, 10_000)))[:200]
 
@@ -94,7 +63,7 @@ def test_equals_the_naive_algorithm_on_skewed_random_corpora(seed):
 def test_equals_the_naive_algorithm_on_real_text():
     """On real English words the first 150 merges are the naive algorithm's."""
     counts = dict(count_words(iter(corpus_lines("english", "the-verdict.txt"))).items())
-    alphabet = {w[0] for w in counts} | {"##" + c for w in counts for c in w[1:]}
+    alphabet = alphabet_of(counts)
     vocab = learn_bottom_up(counts, len(alphabet) + 150, special_tokens=[], score="pmi")
     assert vocab[len(alphabet):] == naive_merges(counts, 150)
 

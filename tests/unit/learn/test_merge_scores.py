@@ -1,6 +1,5 @@
 """The likelihood score is the exact gain of the corpus log-likelihood, merge after merge."""
 
-import math
 import random
 from decimal import Decimal, localcontext
 
@@ -8,6 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.unit.learn.merge_reference import (
+    alphabet_of,
+    apply_merge,
+    brute_force_merges,
+    log_likelihood,
+)
 from wordpieces.learn.learners.bottom_up import learn_bottom_up
 from wordpieces.learn.learners.merge_scores import (
     likelihood_gain,
@@ -15,71 +20,6 @@ from wordpieces.learn.learners.merge_scores import (
     scorer,
     xlogx_change,
 )
-
-
-def log_likelihood(splits, counts):
-    """Σ c(s)·ln(c(s)/N) over the tokens of the segmented corpus, summed exactly-rounded."""
-    tokens = {}
-    for word, parts in splits.items():
-        for s in parts:
-            tokens[s] = tokens.get(s, 0) + counts[word]
-    total = sum(tokens.values())
-    return math.fsum(c * math.log(c / total) for c in tokens.values())
-
-
-def apply_merge(parts, pair, merged):
-    """``parts`` with every ``pair`` replaced, left to right; and how many were replaced."""
-    out, i, replaced = [], 0, 0
-    while i < len(parts):
-        if i + 1 < len(parts) and (parts[i], parts[i + 1]) == pair:
-            out.append(merged)
-            replaced += 1
-            i += 2
-        else:
-            out.append(parts[i])
-            i += 1
-    return out, replaced
-
-
-def brute_force_merges(counts, steps, prefix="##", min_frequency=0, score="likelihood"):
-    """Each step, try every pair: recompute the log-likelihood after merging it.
-
-    The order: the best gain; gains within a relative 1e-12 of it tie; ties go to more
-    occurrences replaced, then to the smaller pair. ``score="count"``: the most
-    occurrences replaced, then the smaller pair.
-    """
-    splits = {w: [w[0], *(prefix + c for c in w[1:])] for w in counts if w}
-    merges = []
-    for _ in range(steps):
-        pairs = {}
-        for word, parts in splits.items():
-            for pair in zip(parts, parts[1:], strict=False):
-                pairs[pair] = pairs.get(pair, 0) + counts[word]
-        pairs = [p for p, c in pairs.items() if c >= max(1, min_frequency)]
-        if not pairs:
-            break
-        before = log_likelihood(splits, counts)
-        scored = []
-        for pair in pairs:
-            merged = pair[0] + pair[1][len(prefix):]
-            after, replaced = {}, 0
-            for word, parts in splits.items():
-                after[word], n = apply_merge(parts, pair, merged)
-                replaced += n * counts[word]
-            gain = log_likelihood(after, counts) - before if score == "likelihood" else replaced
-            scored.append((gain, replaced, pair))
-        best = max(gain for gain, _, _ in scored)
-        tied = [(-replaced, pair) for gain, replaced, pair in scored
-                if gain >= best - 1e-12 * abs(best)]
-        pair = min(tied)[1]
-        merged = pair[0] + pair[1][len(prefix):]
-        merges.append(merged)
-        splits = {w: apply_merge(parts, pair, merged)[0] for w, parts in splits.items()}
-    return merges
-
-
-def alphabet_of(counts, prefix="##"):
-    return {w[0] for w in counts} | {prefix + c for w in counts for c in w[1:]}
 
 
 @settings(max_examples=80, deadline=None)
