@@ -4,20 +4,30 @@ One command, one run::
 
     python benchmarks/encode.py --tf-python /path/to/venv-with-tensorflow-text/bin/python
 
-For each dataset (English WikiText-2 and Gutenberg, Portuguese, Chinese, the UDHR in
-~190 languages) every engine encodes the same non-empty lines, best of ``--repeat``
+Datasets are of two kinds. The shapes users feed, all English with bert-base-uncased:
+``short-lines`` (the non-blank lines of tinyshakespeare.txt, ~35 B each), ``prose-lines``
+(the non-blank lines of the Gutenberg novels, ~60 B), ``paragraphs`` (their blank-line-
+separated blocks and WikiText-2's, whitespace-joined) and ``pairs`` (consecutive prose
+lines as (text, pair)); and corpora in several languages (English WikiText-2 and
+Gutenberg, Portuguese, Chinese, the UDHR in ~190 languages), cut into non-blank lines.
+For each dataset every engine encodes the same items, best of ``--repeat``
 runs, each engine in its own process (so that its peak RSS is its own). "1 thread"
 engines are pinned to one core (``sched_setaffinity``); "all cores" ones are not. The
 table gives MB/s of UTF-8 input, tokens/s, peak RSS and how many times faster
 wordpieces (native, 1 thread) is when it gives the same kind of output:
 
-- ``ids``: token ids only (vs ``wp-ids``);
+- ``ids``: token ids only, without special tokens (vs ``wp-tok-ids``, the public
+  ``Tokenizer.encode_batch_ids`` returning lists; ``wp-ids`` where it was not run);
 - ``offsets``: ids with offsets, as tuples from the word encoder (vs ``wp-offsets``);
 - ``encodings``: full ``Encoding`` objects from ``encode_batch`` (vs ``wp-enc``), the
   like of HF's ``encode_batch``: this is the figure the speed issues are judged on;
 - ``read``: ``encode_batch``, then ``ids``, ``offsets`` and ``attention_mask`` read
   from every Encoding, as a training loop does (vs ``wp-enc-read``). HF builds these
-  Python lists only when they are read, so this is the fair end-to-end figure.
+  Python lists only when they are read, so this is the fair end-to-end figure;
+- ``call``: the transformers-style call ``tok(texts, padding=True, truncation=True,
+  max_length=128, return_tensors="np")`` (vs ``wp-call``), against transformers'
+  ``BertTokenizerFast`` with the same call and HF ``tokenizers`` with the same padding,
+  truncation and special tokens enabled, its columns made numpy arrays.
 
 Engines: wordpieces native through its word encoder (ids, ids as numpy, with offsets;
 1 thread and all cores) and through the public ``wordpieces.Tokenizer`` (Encodings, read
@@ -53,7 +63,7 @@ HERE = Path(__file__).resolve()
 SHARED = Path(os.environ.get("WORDPIECES_SHARED", HERE.parents[2] / "shared"))
 CORPORA, VOCABS = SHARED / "corpora", SHARED / "vocab"
 
-# name: (corpus files, vocabulary, lowercase)
+# name: (corpus files, vocabulary, lowercase); the SHAPES below are cut differently
 DATASETS = {
     "wikitext2": (["english/wikitext2/wiki.test.raw"], "bert-base-uncased", True),
     "gutenberg": (["english/gutenberg/pg1342_austen_pride_and_prejudice.txt"],
@@ -66,11 +76,23 @@ DATASETS = {
     # every English text once (~11 MB): a pure-Python word cache starts cold and warms
     # up as it goes, as when a user encodes a corpus
     "english-all": (["english/**/*.txt", "english/**/*.raw"], "bert-base-uncased", True),
+    # the shapes users feed (issue 12): all bert-base-uncased, English
+    "short-lines": (["english/tinyshakespeare.txt"], "bert-base-uncased", True),
+    "prose-lines": (["english/gutenberg/*.txt"], "bert-base-uncased", True),
+    "paragraphs": (["english/gutenberg/*.txt", "english/wikitext2/*"], "bert-base-uncased", True),
+    "pairs": (["english/gutenberg/*.txt"], "bert-base-uncased", True),
 }
+# How a shape dataset cuts its files: blank-line-separated blocks joined by single spaces
+# ("paragraphs"), or consecutive non-blank lines taken two by two as (text, pair) ("pairs").
+PARAGRAPHS, PAIRS = {"paragraphs"}, {"pairs"}
+# The transformers-style call every "call" engine makes (the options users feed a model)
+CALL = {"padding": True, "truncation": True, "max_length": 128, "return_tensors": "np"}
 
 # name: (label, pinned to one core, output kind)
 ENGINES = {
     "wp-ids": ("wordpieces native, 1 thread, ids", True, "ids"),
+    "wp-tok-ids": ("wordpieces native, 1 thread, Tokenizer.encode_batch_ids (lists)", True,
+                   "ids"),
     "wp-ids-np": ("wordpieces native, 1 thread, ids as numpy", True, "ids"),
     "wp-offsets": ("wordpieces native, 1 thread, offsets", True, "offsets"),
     "wp-all-ids": ("wordpieces native, all cores, ids", False, "ids"),
@@ -89,6 +111,14 @@ ENGINES = {
                     "read"),
     "wp-py-enc-read": ("wordpieces pure Python, Encodings + read ids/offsets/mask, cold "
                        "cache", True, "read"),
+    "wp-call": ("wordpieces native, 1 thread, tok(texts, padding, truncation 128, 'np')", True,
+                "call"),
+    "wp-py-call": ("wordpieces pure Python, tok(texts, padding, truncation 128, 'np')", True,
+                   "call"),
+    "trf-call": ("transformers BertTokenizerFast(texts, padding, truncation 128, 'np'), "
+                 "1 thread", True, "call"),
+    "hf-call-1": ("HF tokenizers, padding + truncation 128 enabled, encode_batch, ids + masks "
+                  "to numpy, 1 thread", True, "call"),
     "hf": ("HF tokenizers encode_batch, default threads", False, "encodings"),
     "hf-1": ("HF tokenizers encode_batch, 1 thread", True, "encodings"),
     "hf-1-read": ("HF tokenizers encode_batch, 1 thread, + read ids/offsets/mask", True,
@@ -103,22 +133,54 @@ ENGINES = {
 # ---------------------------------------------------------------- data (parent and child)
 
 
-def dataset_lines(name: str, max_mb: float | None = None) -> list[str]:
-    """The non-empty lines of a dataset, decoded as the engines receive them."""
-    files, _, _ = DATASETS[name]
+def dataset_lines(name: str, max_mb: float | None = None) -> list:
+    """The items of a dataset as the engines receive them: texts, or (text, pair) tuples.
+
+    Lines are the non-blank lines of the files; paragraphs their blank-line-separated
+    blocks, whitespace-joined; pairs two consecutive non-blank lines.
+    """
+    files = DATASETS[name][0]
     paths = sorted(p for pattern in files for p in CORPORA.glob(pattern))
     if not paths:
         sys.exit(f"no corpus files for {name} under {CORPORA}")
-    lines, size = [], 0
+    items, size = [], 0
     for path in paths:
-        for line in path.read_text(encoding="utf-8-sig").split("\n"):
-            line = line.rstrip("\r")
+        for item in _cut(name, path.read_text(encoding="utf-8-sig")):
+            items.append(item)
+            size += item_bytes(item)
+            if max_mb and size >= max_mb * 1e6:
+                return items
+    return items
+
+
+def _cut(name: str, text: str) -> list:
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    if name in PARAGRAPHS:
+        blocks, block = [], []
+        for line in lines + [""]:
             if line.strip():
-                lines.append(line)
-                size += len(line.encode("utf-8"))
-                if max_mb and size >= max_mb * 1e6:
-                    return lines
+                block.append(line.strip())
+            elif block:
+                blocks.append(" ".join(block))
+                block = []
+        return blocks
+    lines = [line for line in lines if line.strip()]
+    if name in PAIRS:
+        return list(zip(lines[0::2], lines[1::2], strict=False))  # an odd last line waits
     return lines
+
+
+def item_bytes(item) -> int:
+    """UTF-8 bytes of a text, or of both texts of a pair."""
+    texts = item if isinstance(item, tuple) else (item,)
+    return sum(len(t.encode("utf-8")) for t in texts)
+
+
+def columns(items: list) -> tuple[list[str], list[str] | None]:
+    """Texts and pairs as the transformers-style call takes them."""
+    if items and isinstance(items[0], tuple):
+        return [a for a, _ in items], [b for _, b in items]
+    return items, None
 
 
 def vocab_path(name: str) -> str:
@@ -238,9 +300,46 @@ class EncodingsEngine:
         return read_all(encodings) if self.read else sum(len(e) for e in encodings)
 
 
+class TokenizerCallEngine(EncodingsEngine):
+    """The public ``Tokenizer`` as a training loop calls it: ids as lists, or ``tok(...)``.
+
+    ``wp-tok-ids``: ``encode_batch_ids`` without special tokens (the ids figure of the
+    speed goals); ``*-call``: ``tok(texts[, pairs], **CALL)``, arrays of every column.
+    """
+
+    def __call__(self, items: list) -> int:
+        if self.engine == "wp-tok-ids":
+            ids = self.tok.encode_batch_ids(items, add_special_tokens=False, num_threads=1)
+            return sum(map(len, ids))
+        texts, pairs = columns(items)
+        out = self.tok(texts, pairs, **CALL)
+        return int(out["attention_mask"].sum())
+
+
 def engine_wp(engine: str, dataset: str):
-    uses_tokenizer = "enc" in engine.split("-")
-    return (EncodingsEngine if uses_tokenizer else WordpiecesEngine)(engine, dataset)
+    parts = engine.split("-")
+    if "call" in parts or engine == "wp-tok-ids":
+        return TokenizerCallEngine(engine, dataset)
+    if "enc" in parts:
+        return EncodingsEngine(engine, dataset)
+    if dataset in PAIRS:
+        raise NotImplementedError("the word encoder takes no pairs")
+    return WordpiecesEngine(engine, dataset)
+
+
+def engine_trf(engine: str, dataset: str):
+    """transformers' ``BertTokenizerFast`` called with ``CALL`` (its Rust core on 1 thread)."""
+    os.environ["RAYON_NUM_THREADS"] = "1"
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from transformers import BertTokenizerFast
+
+    tok = BertTokenizerFast(vocab_file=vocab_path(dataset), do_lower_case=DATASETS[dataset][2])
+
+    def run(items):
+        texts, pairs = columns(items)
+        return int(tok(texts, pairs, **CALL)["attention_mask"].sum())
+
+    return run
 
 
 def engine_hf(engine: str, dataset: str):
@@ -254,11 +353,34 @@ def engine_hf(engine: str, dataset: str):
     if engine == "hf-fast-1":
         return lambda lines: sum(len(e.ids) for e in
                                  tok.encode_batch_fast(lines, add_special_tokens=False))
+    if engine == "hf-call-1":
+        return hf_call(tok)
     count = read_all if engine.endswith("-read") else lambda encs: sum(map(len, encs))
     return lambda lines: count(tok.encode_batch(lines, add_special_tokens=False))
 
 
+def hf_call(tok):
+    """HF ``tokenizers`` with the call's padding and truncation, columns made numpy arrays."""
+    import numpy as np
+    from tokenizers.processors import BertProcessing
+
+    vocab = tok.get_vocab()
+    tok.post_processor = BertProcessing(("[SEP]", vocab["[SEP]"]), ("[CLS]", vocab["[CLS]"]))
+    tok.enable_truncation(max_length=CALL["max_length"])
+    tok.enable_padding(pad_id=vocab["[PAD]"], pad_token="[PAD]")
+
+    def run(items):
+        encodings = tok.encode_batch(items)
+        columns = {name: np.array([getattr(e, name) for e in encodings], dtype=np.int64)
+                   for name in ("ids", "type_ids", "attention_mask")}
+        return int(columns["attention_mask"].sum())
+
+    return run
+
+
 def engine_tf(engine: str, dataset: str):
+    if dataset in PAIRS:
+        raise NotImplementedError("TF Text's tokenizers take no pairs")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import tensorflow as tf
     import tensorflow_text as text
@@ -295,12 +417,15 @@ def child(engine: str, dataset: str, repeat: int, max_mb: float | None, clock: s
     # the machine does not count. Engines using all cores are always timed on the wall.
     now = time.process_time if clock == "cpu" and pinned else time.perf_counter
     lines = dataset_lines(dataset, max_mb)
-    size = sum(len(line.encode("utf-8")) for line in lines)
-    maker = {"wp": engine_wp, "hf": engine_hf, "tf": engine_tf}[engine.split("-")[0]]
+    size = sum(map(item_bytes, lines))
+    maker = {"wp": engine_wp, "hf": engine_hf, "tf": engine_tf,
+             "trf": engine_trf}[engine.split("-")[0]]
     try:
         run = maker(engine, dataset)
     except ImportError as e:
         return {"error": f"not installed ({e.name})"}
+    except NotImplementedError as e:
+        return {"error": f"n/a: {e}"}
     prepare = getattr(run, "prepare", lambda lines: None)
     prepare(lines)
     run(lines[:50])  # warm up: imports, lazy tables, thread pools
@@ -376,9 +501,10 @@ def table(dataset: str, results: dict[str, dict]) -> str:
             f"vocab {DATASETS[dataset][1]})", "",
             "| engine | MB/s | tokens/s | peak RSS MB | wordpieces is × faster |",
             "|---|---:|---:|---:|---:|"]
+    ids_base = "wp-tok-ids" if "mb_s" in results.get("wp-tok-ids", {}) else "wp-ids"
     base = {kind: results.get(e, {}).get("mb_s") for kind, e in
-            (("ids", "wp-ids"), ("offsets", "wp-offsets"), ("encodings", "wp-enc"),
-             ("read", "wp-enc-read"))}
+            (("ids", ids_base), ("offsets", "wp-offsets"), ("encodings", "wp-enc"),
+             ("read", "wp-enc-read"), ("call", "wp-call"))}
     for engine, (label, _, kind) in ENGINES.items():
         r = results.get(engine)
         if r is None:
