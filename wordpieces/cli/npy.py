@@ -3,19 +3,23 @@
 Pretraining pipelines (nanoGPT, OLMo, Megatron) read token ids as one flat uint16/uint32
 array. The ``.npy`` header holds the array's length, which a stream only knows at the end,
 so the header is written with room to spare and rewritten in place when the file is
-closed (numpy ignores the padding spaces). The file is written through
-``formats.atomic.AtomicFile`` (a temporary name, renamed at the end), so a reader never
-sees a half-written array.
+closed (numpy ignores the padding spaces). The writer streams into a file it is given:
+``cli.sinks.NpySink`` writes the ids and their index as one ``formats.atomic.FileSet``
+(temporaries renamed at the end behind ``NAME.manifest.json``), so a reader never sees a
+half-written array, and ``check_pair`` tells a pair cut between its two renames from a
+whole one.
 
-Not handled here: multi-dimensional arrays, Fortran order, reading.
+Not handled here: multi-dimensional arrays, Fortran order, reading the arrays (numpy).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from array import array
+from typing import IO
 
-from ..formats.atomic import AtomicFile
+from ..formats.atomic import read_file_set
 
 MAGIC = b"\x93NUMPY\x01\x00"
 HEADER_BYTES = 128  # magic + length + dict, a multiple of 64 as the format asks
@@ -33,26 +37,24 @@ def _header(descr: str, length: int) -> bytes:
 
 
 class NpyWriter:
-    """Append integers to a 1-D ``.npy`` file; ``close`` fixes the header and renames.
+    """Append integers to a 1-D ``.npy`` array in ``stream``; ``finish`` fixes the header.
 
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "ids.npy")
-    >>> with NpyWriter(path, "uint16") as w:
-    ...     w.extend([101, 7592, 102])
-    >>> os.path.getsize(path)
+    >>> import io
+    >>> stream = io.BytesIO()
+    >>> w = NpyWriter(stream, "uint16")
+    >>> w.extend([101, 7592, 102]); w.finish()
+    >>> len(stream.getvalue())
     134
     """
 
-    def __init__(self, path: str, dtype: str):
+    def __init__(self, stream: IO[bytes], dtype: str):
         if dtype not in _TYPES:
             raise ValueError(f"unsupported dtype {dtype!r}: expected one of {', '.join(_TYPES)}")
-        self.path = path
         self.typecode, self.descr = _TYPES[dtype]
         if array(self.typecode).itemsize != int(self.descr[-1]):
             raise RuntimeError(f"this platform's array({self.typecode!r}) is not {dtype}")
         self.length = 0
-        self._out = AtomicFile(path)
-        self._file = self._out.file
+        self._file = stream
         self._file.write(_header(self.descr, 0))
 
     def extend(self, values) -> None:
@@ -63,31 +65,32 @@ class NpyWriter:
         chunk.tofile(self._file)
         self.length += len(chunk)
 
-    def close(self) -> None:
-        """Rewrite the header with the final length, then commit the file into place."""
-        try:
-            self._file.seek(0)
-            self._file.write(_header(self.descr, self.length))
-        except BaseException:
-            self._out.discard()
-            raise
-        self._out.commit()
+    def finish(self) -> None:
+        """Rewrite the header with the final length (the stream stays open)."""
+        self._file.seek(0)
+        self._file.write(_header(self.descr, self.length))
+        self._file.seek(0, os.SEEK_END)
 
-    def abort(self) -> None:
-        """Drop the temporary file; ``path`` is left as it was."""
-        self._out.discard()
 
-    def __enter__(self) -> NpyWriter:
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
+def _stem(path: str) -> str:
+    return path[:-4] if path.lower().endswith(".npy") else path
 
 
 def index_path(path: str) -> str:
     """Where the line-start index of ``path`` goes: ``x.npy`` -> ``x.idx.npy``."""
-    stem = path[:-4] if path.lower().endswith(".npy") else path
-    return stem + ".idx.npy"
+    return _stem(path) + ".idx.npy"
+
+
+def manifest_path(path: str) -> str:
+    """Where the manifest of the pair ``path`` goes: ``x.npy`` -> ``x.manifest.json``."""
+    return _stem(path) + ".manifest.json"
+
+
+def check_pair(path: str) -> None:
+    """Check that ``path`` and its index come from the same run (``FormatError`` if not).
+
+    Reads both files once (SHA-256). A pair written before manifests existed, or
+    without one, passes unchecked.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    read_file_set(folder, manifest=os.path.basename(manifest_path(path)))

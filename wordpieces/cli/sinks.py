@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import Callable, Iterable
 
+from ..formats.atomic import FileSet, checked_target, naming
 from .common import BATCH_LINES, check_output_parent
-from .npy import NpyWriter, index_path
+from .npy import NpyWriter, index_path, manifest_path
 
 
 def encode_batches(tok, texts: Iterable[str], sink, *, add_special_tokens: bool,
@@ -72,16 +74,27 @@ def format_encoding(enc) -> str:
 
 
 class NpySink:
-    """Append ids to ``OUT.npy`` and line starts to ``OUT.idx.npy``; both appear at the end."""
+    """Append ids to ``OUT.npy`` and line starts to ``OUT.idx.npy``; both appear at the end.
+
+    The two arrays are one ``formats.atomic.FileSet`` (manifest ``OUT.manifest.json``):
+    a run killed at any point leaves the previous pair or the new one, and what it left
+    behind is removed by the next run into the same folder.
+    """
 
     def __init__(self, path: str, vocab_size: int):
+        self.path = checked_target(path)
+        checked_target(index_path(path))  # '-o DIR' or '-o ""': refused before any work
         check_output_parent(path)
         dtype = "uint16" if vocab_size <= 1 << 16 else "uint32"
-        self.ids = NpyWriter(path, dtype)
+        folder = os.path.dirname(os.path.abspath(path))
+        self.files = FileSet(folder, kind="npy-pair",
+                             manifest=os.path.basename(manifest_path(path)))
         try:
-            self.index = NpyWriter(index_path(path), "int64")
+            self.ids = NpyWriter(self.files.open(os.path.basename(path)), dtype)
+            self.index = NpyWriter(self.files.open(os.path.basename(index_path(path))),
+                                   "int64")
         except BaseException:
-            self.ids.abort()
+            self.files.discard()
             raise
 
     def add(self, tok, texts: list[str], add_special_tokens: bool, num_threads) -> int:
@@ -101,13 +114,16 @@ class NpySink:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is not None:
-            self.ids.abort()
-            self.index.abort()
+            self.files.discard()
             return
         try:
             self.index.extend([self.ids.length])
-            self.index.close()  # the index first: a finished ids file implies a finished index
+            self.index.finish()
+            self.ids.finish()
+        except OSError as e:
+            self.files.discard()
+            raise naming(e, self.path) from None
         except BaseException:
-            self.ids.abort()
+            self.files.discard()
             raise
-        self.ids.close()
+        self.files.commit()

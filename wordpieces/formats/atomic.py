@@ -1,36 +1,78 @@
-"""Write files and directories atomically: a reader sees the old one or the new one, never half.
+"""Write files, sets of files and directories so that a reader sees the old or the new, whole.
 
 One writer for every output of the package (saves, the command line's outputs, ``.npy``
 arrays, TensorFlow SavedModels), so that all of them behave alike:
 
-- the data goes to a temporary name beside the target (same file system, so the final
-  rename is atomic), never to the target itself;
-- the new file gets the permissions a plain ``open(path, "w")`` would give it (``0o666``
-  less the umask; ``0o777`` less the umask for a directory), or keeps those of the file
-  or directory it replaces;
-- the data is fsynced before the rename and the directory after it (best effort), so the
-  rename survives a crash;
-- on any failure, Ctrl-C included, the temporary is removed and the target is untouched.
+- data goes to a temporary name beside its target (same file system, so the final
+  rename is atomic), never to the target itself; the temporary's name carries its
+  writer (``.NAME.wp-HOST-PID-START-RANDOM.tmp``: a hash of the host name, the process id
+  and the process's start time), so the next run on the same folder removes what a
+  killed run left, and never a live writer's file (another machine's is always kept);
+- a new file gets the permissions a plain ``open(path, "w")`` would give it, or keeps
+  those of the file it replaces; data is fsynced before the rename and the directory
+  after it (best effort);
+- on any failure, Ctrl-C included, the temporaries are removed and the target is left
+  as it was; an ``OSError`` (disk full, permission denied) names the target, never a
+  temporary;
+- ``AtomicFile`` writes one file; ``FileSet`` several files that belong together (a
+  tokenizer directory, a bundle directory, an ``.npy`` pair): all are written to
+  temporaries, then, under an exclusive lock on the folder, a manifest of their sizes
+  and SHA-256 (``formats.manifest``) is renamed in *first*, then each file; readers
+  (``read_file_set``) take a shared lock and check the files against the manifest, so
+  they see the old set, the new set, or (after a killed run) a clear error, never a
+  mix. A set never removes a file it did not write: the only files it deletes are those
+  the previous manifest listed, still unchanged, that the new set no longer has.
+- ``atomic_directory`` builds a whole directory (the TensorFlow export) beside the target
+  and swaps it in; it refuses to replace anything but an empty directory or an earlier
+  output of the same kind that holds only the files its manifest lists.
 
-``AtomicFile`` streams (write as much as you like, then ``commit``);
-``atomic_write_bytes``/``atomic_write_text`` write one value; ``atomic_directory`` yields
-a staging directory that replaces the target directory when the block ends.
+Test hook: when ``WORDPIECES_TEST_PAUSE_AFTER_RENAME`` is set to a number of seconds,
+every rename of a multi-file commit prints ``wordpieces-test: renamed NAME`` on stderr
+and sleeps that long, so that tests can kill a writer exactly between two renames.
 
 Not handled here: keeping the replaced file's owner, group, ACLs or extended attributes;
-writing through a symlink (the link itself is replaced by a regular file); replacing a
-directory in one step (it takes two renames: the old directory is moved aside, then the
-new one moved in, so for an instant the path is missing).
+writing through a symlink (the link itself is replaced by a regular file); a lock on
+file systems without ``flock`` (NFS without lock support, Windows): there two writers
+committing at the same instant can leave a mix, which readers then report; telling
+whether another machine's writer is alive (its temporaries are kept).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import os
 import shutil
-import stat
-import tempfile
+import sys
+import time
 from collections.abc import Iterator
 from typing import IO
+
+from ..errors import FormatError
+from .manifest import MANIFEST, file_entry, manifest_text, read_manifest, verify_files
+from .temporaries import (
+    checked_target,
+    create_temporary,
+    current_umask,
+    directory_mode,
+    file_mode,
+    fsync_directory,
+    naming,
+    open_stream,
+    remove_file,
+    remove_stale_temporaries,
+    temporary_name,
+)
+
+__all__ = ["AtomicFile", "FileSet", "atomic_directory", "atomic_write_bytes",
+           "atomic_write_text", "check_replaceable", "checked_target", "current_umask",
+           "fsync_directory", "naming", "read_file_set"]
+
+PAUSE_ENV = "WORDPIECES_TEST_PAUSE_AFTER_RENAME"
+
+
+# ---------------------------------------------------------------- one file
 
 
 class AtomicFile:
@@ -49,29 +91,26 @@ class AtomicFile:
     """
 
     def __init__(self, path: str | os.PathLike, *, binary: bool = True):
-        self.path = os.fspath(path)
+        self.path = checked_target(path)
         self.directory = os.path.dirname(os.path.abspath(self.path))
-        mode = _file_mode(self.path)
-        fd, self.temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp",
-                                              prefix="." + os.path.basename(self.path) + ".")
+        remove_stale_temporaries(self.directory)
         try:
-            _chmod(fd, self.temporary, mode)  # mkstemp makes the file 0600
-            self.file: IO = (os.fdopen(fd, "wb") if binary
-                             else os.fdopen(fd, "w", encoding="utf-8", newline="\n"))
-        except BaseException:
-            os.close(fd)
-            _remove(self.temporary)
-            raise
+            fd, self.temporary = create_temporary(self.directory,
+                                                   os.path.basename(self.path),
+                                                   file_mode(self.path))
+        except OSError as e:
+            raise naming(e, self.path) from None
+        self.file: IO = open_stream(fd, self.path, binary)
 
     def commit(self) -> None:
         """Flush and fsync the data, rename it over ``path``, fsync the directory."""
         try:
-            self.file.flush()
-            os.fsync(self.file.fileno())
-            self.file.close()
+            _seal(self.file)
             os.replace(self.temporary, self.path)
-        except BaseException:
+        except BaseException as e:
             self.discard()
+            if isinstance(e, OSError):
+                raise naming(e, self.path) from None
             raise
         fsync_directory(self.directory)
 
@@ -79,7 +118,7 @@ class AtomicFile:
         """Close and remove the temporary file; ``path`` is left as it was."""
         with contextlib.suppress(OSError):
             self.file.close()
-        _remove(self.temporary)
+        remove_file(self.temporary)
 
     def __enter__(self):
         return self.file
@@ -89,6 +128,13 @@ class AtomicFile:
             self.commit()
         else:
             self.discard()
+
+
+def _seal(file: IO) -> None:
+    """Flush, fsync and close ``file``."""
+    file.flush()
+    os.fsync(file.fileno())
+    file.close()
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
@@ -109,48 +155,361 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+# ---------------------------------------------------------------- a set of files
+
+
+class FileSet:
+    """Files that belong together, written into ``directory`` as one unit.
+
+    ``open(name)`` gives a file to write (``name`` may hold ``/`` for a subfolder);
+    ``commit`` puts them all in place behind a manifest (``kind`` says what the set is:
+    ``tokenizer``, ``bundle``, ``npy-pair``), ``discard`` drops them. As a context
+    manager it commits when the block ends without an error.
+
+    >>> import os, tempfile
+    >>> folder = os.path.join(tempfile.mkdtemp(), "tok")
+    >>> with FileSet(folder, kind="example") as files:
+    ...     files.write("a.txt", "one\\n"); files.write("b.txt", "two\\n")
+    >>> sorted(os.listdir(folder))
+    ['a.txt', 'b.txt', 'wordpieces-manifest.json']
+    >>> read_file_set(folder, keep=["b.txt"])
+    {'b.txt': b'two\\n'}
+    """
+
+    def __init__(self, directory: str | os.PathLike, *, kind: str, manifest: str = MANIFEST):
+        self.target = os.fspath(directory)
+        if not self.target:
+            raise ValueError("the output path is empty: name a directory")
+        self.directory = os.path.abspath(self.target)
+        self.kind, self.manifest = kind, manifest
+        self._temporaries: dict[str, tuple[str, IO]] = {}
+        self._cleaned: set[str] = set()
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+        except OSError as e:
+            raise naming(e, self.target) from None
+        self._folder("")
+
+    def _folder(self, subfolder: str) -> str:
+        """Make ``subfolder`` of the set's directory and clear dead writers' leftovers."""
+        folder = os.path.join(self.directory, *subfolder.split("/")) if subfolder \
+            else self.directory
+        if folder not in self._cleaned:
+            os.makedirs(folder, exist_ok=True)
+            remove_stale_temporaries(folder)
+            self._cleaned.add(folder)
+        return folder
+
+    def _final(self, name: str) -> str:
+        return os.path.join(self.directory, *name.split("/"))
+
+    def open(self, name: str, *, binary: bool = True) -> IO:
+        """A new file of the set, to be written; it appears at ``name`` on commit."""
+        if name in self._temporaries or name == self.manifest:
+            raise ValueError(f"{self.target}: {name} is already part of this save")
+        return self._open(name, binary)
+
+    def _open(self, name: str, binary: bool) -> IO:
+        final = self._final(name)
+        try:
+            folder = self._folder(os.path.dirname(name))
+            if os.path.isdir(final):
+                raise IsADirectoryError(errno.EISDIR, "is a directory", final)
+            fd, temporary = create_temporary(folder, os.path.basename(name),
+                                              file_mode(final))
+        except OSError as e:
+            raise naming(e, final) from None
+        stream = open_stream(fd, final, binary)
+        self._temporaries[name] = (temporary, stream)
+        return stream
+
+    def write(self, name: str, data: str | bytes) -> None:
+        """Add file ``name`` holding ``data`` (text is written as UTF-8)."""
+        self.open(name).write(data.encode("utf-8") if isinstance(data, str) else data)
+
+    def commit(self) -> None:
+        """Put every file in place: the manifest first, then each file; then fsync."""
+        try:
+            entries = {}
+            for name, (temporary, stream) in self._temporaries.items():
+                _seal(stream)
+                entries[name] = file_entry(temporary)
+            replaced = {name: _version(self._final(name)) for name in entries}
+            with directory_lock(self.directory, exclusive=True):
+                self._commit_locked(entries, replaced)
+        except BaseException as e:
+            self.discard()
+            if isinstance(e, OSError):
+                raise naming(e, self.target) from None
+            raise
+        for folder in self._cleaned:
+            fsync_directory(folder)
+
+    def _commit_locked(self, entries: dict[str, dict], replaced: dict) -> None:
+        """Under the folder's lock: write the manifest, rename it in, then every file."""
+        for name in entries:  # another writer may have committed since they were hashed
+            now = _stat_key(self._final(name))
+            if (replaced[name] or (None,))[0] != now:
+                replaced[name] = _version(self._final(name))
+        for name, entry in entries.items():
+            if replaced[name] is not None and replaced[name][1] != entry:
+                entry["replaces"] = replaced[name][1]
+        previous = _previous_files(self.directory, self.manifest)
+        listing = self._open(self.manifest, binary=False)
+        listing.write(manifest_text(self.kind, entries))
+        _seal(listing)
+        _rename(self._temporaries[self.manifest][0], self._final(self.manifest),
+                self.manifest)
+        del self._temporaries[self.manifest]
+        for name in sorted(self._temporaries):
+            _rename(self._temporaries[name][0], self._final(name), name)
+        self._temporaries.clear()
+        self._remove_dropped(previous, entries)
+
+    def _remove_dropped(self, previous: dict[str, dict], entries: dict[str, dict]) -> None:
+        """Delete files the previous save wrote, still unchanged, that this one has not."""
+        for name, entry in previous.items():
+            path = self._final(name)
+            if name in entries or name == self.manifest or not os.path.isfile(path):
+                continue
+            with contextlib.suppress(OSError):
+                if file_entry(path) == {"size": entry["size"], "sha256": entry["sha256"]}:
+                    os.unlink(path)
+                    _remove_empty_folders(os.path.dirname(path), self.directory)
+
+    def discard(self) -> None:
+        """Close and remove every temporary; the targets are left as they were."""
+        for temporary, stream in self._temporaries.values():
+            with contextlib.suppress(OSError):
+                stream.close()
+            remove_file(temporary)
+        self._temporaries.clear()
+
+    def __enter__(self) -> FileSet:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.commit()
+            return
+        self.discard()
+        if isinstance(exc, OSError):
+            raise naming(exc, self.target) from None
+
+
+def _stat_key(path: str) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _version(path: str) -> tuple[tuple, dict] | None:
+    """The stat key and the size and SHA-256 of the file at ``path``, None if none."""
+    key = _stat_key(path)
+    if key is None or not os.path.isfile(path):
+        return None
+    try:
+        return key, file_entry(path)
+    except OSError:
+        return None
+
+
+def _previous_files(directory: str, manifest: str) -> dict[str, dict]:
+    """The files the last complete save listed (none if its manifest is missing or bad)."""
+    try:
+        listed = read_manifest(os.path.join(directory, manifest))
+    except FormatError:
+        return {}
+    return {} if listed is None else listed.files
+
+
+def _remove_empty_folders(folder: str, root: str) -> None:
+    while os.path.abspath(folder) != os.path.abspath(root):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
+        folder = os.path.dirname(folder)
+
+
+def _rename(source: str, destination: str, label: str) -> None:
+    os.replace(source, destination)
+    _test_pause(label)
+
+
+def _test_pause(label: str) -> None:
+    """The test hook: announce a rename and wait, so a test can kill the writer here."""
+    pause = os.environ.get(PAUSE_ENV)
+    if pause:
+        sys.stderr.write(f"wordpieces-test: renamed {label}\n")
+        sys.stderr.flush()
+        time.sleep(float(pause))
+
+
+def read_file_set(directory: str | os.PathLike, *, manifest: str = MANIFEST,
+                  keep=()) -> dict[str, bytes] | None:
+    """Check a saved set against its manifest; return the bytes of the files in ``keep``.
+
+    None when ``directory`` has no manifest (a folder another tool wrote, or an older
+    save): the caller reads the files as they are. A file that is missing or differs
+    from the manifest is a ``FormatError`` naming the folder and the file.
+    """
+    directory = os.fspath(directory)
+    with directory_lock(directory, exclusive=False):
+        listed = read_manifest(os.path.join(directory, manifest))
+        if listed is None:
+            return None
+        return verify_files(directory, listed.files, manifest, keep=set(keep))
+
+
 @contextlib.contextmanager
-def atomic_directory(path: str | os.PathLike) -> Iterator[str]:
+def directory_lock(directory: str, *, exclusive: bool) -> Iterator[None]:
+    """Hold ``flock`` on ``directory`` (shared for readers, exclusive for a commit).
+
+    Best effort: where the system or the file system has no ``flock``, no lock is taken.
+    """
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        yield
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+# ---------------------------------------------------------------- a whole directory
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | os.PathLike, *, kind: str) -> Iterator[str]:
     """Yield an empty staging directory beside ``path`` that replaces ``path`` at the end.
 
-    A directory at ``path`` when the block ends well is moved aside and deleted, whatever
-    it held (a file there is moved to a hidden ``.NAME.old.*`` name), and the staging
-    directory, its files fsynced, takes its place; on an error the staging directory is
-    deleted and ``path`` is left as it was. The parent directory must exist.
+    ``path`` may be missing, an empty directory, or an earlier output of this ``kind``
+    holding only the files its manifest lists, unchanged; anything else (a file, a
+    folder with other files) is refused before any work, naming what is in the way.
+    The staging directory gets a manifest of every file in it, is fsynced, and is
+    swapped in (in one step where Linux allows, else in two renames); the replaced
+    directory is deleted. On an error the staging directory is deleted and ``path`` is
+    left as it was. The parent directory must exist.
     """
     path = os.fspath(path)
+    if not path:
+        raise ValueError("the output path is empty: name a directory")
     parent = os.path.dirname(os.path.abspath(path))
-    prefix = "." + os.path.basename(path) + "."
-    mode = _directory_mode(path)
-    staging = tempfile.mkdtemp(dir=parent, prefix=prefix)
+    check_replaceable(path, kind)
+    remove_stale_temporaries(parent)
+    mode = directory_mode(path)
+    staging = os.path.join(parent, temporary_name(os.path.basename(os.path.abspath(path))))
+    try:
+        os.mkdir(staging, 0o700)
+    except OSError as e:
+        raise naming(e, path) from None
     try:
         yield staging
-        os.chmod(staging, mode)  # mkdtemp makes it private
+        _write_tree_manifest(staging, kind)
+        os.chmod(staging, mode)  # private while building
         _fsync_tree(staging)
-        _swap_in(staging, path, parent, prefix)
-    except BaseException:
+        with directory_lock(parent, exclusive=True):
+            check_replaceable(path, kind)  # again: it may have changed meanwhile
+            _swap_in(staging, path, parent)
+    except BaseException as e:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(e, OSError):
+            raise naming(e, path) from None
         raise
     fsync_directory(parent)
 
 
-def _swap_in(staging: str, path: str, parent: str, prefix: str) -> None:
-    """Rename ``staging`` to ``path``, moving an existing ``path`` aside and deleting it."""
-    old = None
-    if os.path.lexists(path):
-        old = tempfile.mkdtemp(dir=parent, prefix=prefix + "old.")
-        os.rmdir(old)  # only its unique name is wanted
-        os.replace(path, old)
+def check_replaceable(path: str, kind: str) -> None:
+    """Refuse, naming what is in the way, unless ``path`` may be replaced by a ``kind``."""
+    if not os.path.lexists(path):
+        return
+    if os.path.islink(path) or not os.path.isdir(path):
+        raise FileExistsError(errno.EEXIST, f"exists and is not a directory: the {kind} "
+                              f"is a directory and replaces only an earlier {kind}", path)
+    files = sorted(_tree_files(path))
+    if not files and not os.listdir(path):
+        return
+    listed = read_manifest(os.path.join(path, MANIFEST))
+    if listed is None or listed.kind != kind:
+        shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3
+                                        else "")
+        raise FileExistsError(errno.EEXIST, f"not an earlier {kind} (it holds "
+                              f"{shown or 'folders'}): refusing to replace it; choose a "
+                              f"new or empty directory", path)
+    unlisted = [f for f in files if f != MANIFEST and f not in listed.files]
+    if unlisted:
+        raise FileExistsError(errno.EEXIST, f"holds {unlisted[0]}, which the earlier {kind} "
+                              f"did not write: refusing to delete it", path)
     try:
-        os.replace(staging, path)
+        verify_files(path, listed.files, MANIFEST, strict=True)
+    except FormatError as e:  # a changed file is no longer what we wrote: keep it
+        raise FileExistsError(errno.EEXIST, f"{e}: refusing to delete it", path) from None
+
+
+def _tree_files(root: str) -> Iterator[str]:
+    """Every non-directory under ``root``, as a '/'-separated relative path."""
+    for directory, folders, files in os.walk(root):
+        relative = os.path.relpath(directory, root)
+        for name in files + [f for f in folders if os.path.islink(os.path.join(directory, f))]:
+            yield name if relative == "." else f"{relative.replace(os.sep, '/')}/{name}"
+
+
+def _write_tree_manifest(root: str, kind: str) -> None:
+    entries = {name: file_entry(os.path.join(root, *name.split("/")))
+               for name in _tree_files(root) if name != MANIFEST}
+    with open(os.path.join(root, MANIFEST), "w", encoding="utf-8", newline="\n") as f:
+        f.write(manifest_text(kind, entries))
+
+
+def _swap_in(staging: str, path: str, parent: str) -> None:
+    """Put ``staging`` at ``path``; delete what was there (already checked to be ours)."""
+    if not os.path.lexists(path):
+        _rename(staging, path, os.path.basename(path))
+        return
+    if exchange(staging, path):  # staging now holds the old directory
+        _test_pause(os.path.basename(path))
+        shutil.rmtree(staging, ignore_errors=True)
+        return
+    old = os.path.join(parent, temporary_name(os.path.basename(path), "old"))
+    _rename(path, old, "old " + os.path.basename(path))
+    try:
+        _rename(staging, path, os.path.basename(path))
     except BaseException:
-        if old is not None:
-            os.replace(old, path)  # put the previous one back
+        os.replace(old, path)  # put the previous one back
         raise
-    if old is not None:
-        # A directory is deleted; a file or link that stood at ``path`` is only hidden
-        # under the ``.old.`` name (rmtree refuses it), as the export always did.
-        shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def exchange(first: str, second: str) -> bool:
+    """Swap two existing paths in one step (Linux ``renameat2``); False where unsupported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                          ctypes.c_uint]
+    at_cwd, rename_exchange = -100, 2
+    if renameat2(at_cwd, os.fsencode(first), at_cwd, os.fsencode(second),
+                 rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), second)
 
 
 def _fsync_tree(root: str) -> None:
@@ -172,67 +531,3 @@ def _fsync_tree(root: str) -> None:
                 os.close(fd)
         fsync_directory(directory)
 
-
-def _file_mode(path: str) -> int:
-    """The permission bits of the file being replaced, else those a new file gets."""
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        return 0o666 & ~current_umask()
-
-
-def _directory_mode(path: str) -> int:
-    """The permission bits of the directory being replaced, else those a new one gets."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return 0o777 & ~current_umask()
-    return stat.S_IMODE(st.st_mode) if stat.S_ISDIR(st.st_mode) else 0o777 & ~current_umask()
-
-
-def _chmod(fd: int, path: str, mode: int) -> None:
-    if hasattr(os, "fchmod"):
-        os.fchmod(fd, mode)
-    else:  # Windows before Python 3.13: only the read-only bit exists anyway
-        os.chmod(path, mode)
-
-
-def _remove(path: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-
-
-def current_umask() -> int:
-    """The process's umask, read without changing it when the system allows.
-
-    ``os.umask`` can only be read by setting it, which for an instant gives files that
-    other threads create the wrong mode; Linux shows it in ``/proc/self/status``.
-    """
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def fsync_directory(directory: str) -> None:
-    """Flush a directory's entries to disk, so that a rename in it survives a crash.
-
-    Best effort: Windows cannot open a directory and some file systems refuse to fsync
-    one; the data itself is already safe, only the name might be lost.
-    """
-    try:
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -8,9 +8,19 @@ A bundle is a directory, or a ``.zip`` with the same layout::
 
 It is the counterpart of the TensorFlow tutorial's exported "converter" module holding
 ``pt`` and ``en`` tokenizers. Zip files are untrusted input: members are read by name
-(never extracted), names are checked to be plain identifiers (no path traversal), sizes
-are capped, and nothing is executed or unpickled. A ``.zip`` is written in one atomic
-rename; a directory is written file by file, each file atomically.
+(never extracted), names are checked to be plain identifiers that are not ``Bundle``'s
+own attributes (no path traversal, no shadowing), a name stored twice is refused, the
+bytes inflated from one zip are capped at ``MAX_BUNDLE_BYTES`` in total (read in chunks:
+a member that inflates past the cap is stopped there, whatever its header claims), and
+nothing is executed or unpickled. A ``.zip`` is written in one atomic rename; a
+directory through ``formats.atomic.FileSet`` (a manifest, checked on load: the previous
+bundle or the new one, never a mix).
+
+``get_vocab_path()`` of a member loaded from a zip is a real file: the member's
+``vocab.txt`` is copied once into a cache named by its SHA-256
+(``$WORDPIECES_CACHE``, else ``$XDG_CACHE_HOME/wordpieces``, else
+``~/.cache/wordpieces``), as TensorFlow's SavedModel assets are real files; where the
+cache cannot be written it is None.
 
 Not handled here: nested bundles, members that are not ``Tokenizer``, telling a bundle
 from a single tokenizer (``load``).
@@ -19,14 +29,14 @@ from a single tokenizer (``load``).
 from __future__ import annotations
 
 import dataclasses
-import io
+import hashlib
 import os
 import re
 import zipfile
 
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
-from .atomic import atomic_write_bytes, atomic_write_text
+from .atomic import AtomicFile, FileSet, atomic_write_bytes, read_file_set
 from .strict_json import Node, parse_json
 from .tokenizer_json import (
     TOKENIZER_JSON,
@@ -40,14 +50,27 @@ from .tokenizer_json import (
 
 BUNDLE_JSON = "bundle.json"
 BUNDLE_FORMAT = "wordpieces-bundle/1"
-MAX_MEMBER_BYTES = 1 << 30
+MAX_BUNDLE_BYTES = 256 << 20
+"""Bytes inflated from one bundle ``.zip``, all members together (256 MiB: a large
+multilingual tokenizer.json is ~20 MB); past it, loading stops with a ``FormatError``."""
+CACHE_ENV = "WORDPIECES_CACHE"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+_CHUNK = 1 << 20
+
+
+def reserved_names() -> list[str]:
+    """Names a member cannot take: ``Bundle``'s own attributes (``items``, ``save`` ...)."""
+    return sorted(n for n in dir(Bundle) if not n.startswith("_"))
 
 
 def _check_name(name: str, where: str = "bundle") -> str:
     if not isinstance(name, str) or not _NAME.match(name):
         raise FormatError(f"{where}: bad member name {name!r}: a name is a Python identifier "
                           f"of ASCII letters, digits and '_' (at most 64 characters)")
+    if hasattr(Bundle, name):
+        raise FormatError(f"{where}: member name {name!r} is reserved: it is an attribute "
+                          f"of Bundle (reserved: {', '.join(reserved_names())}); "
+                          f"pick another name")
     return name
 
 
@@ -65,8 +88,6 @@ class Bundle:
             raise ValueError("a bundle needs at least one member, e.g. Bundle(en=tokenizer)")
         for name, member in members.items():
             _check_name(name)
-            if hasattr(Bundle, name):
-                raise ValueError(f"bundle member name {name!r} clashes with a Bundle attribute")
             if not isinstance(member, Tokenizer):
                 raise TypeError(f"bundle member {name!r} must be a Tokenizer, got "
                                 f"{type(member).__name__}")
@@ -111,17 +132,13 @@ class Bundle:
         path = os.fspath(path)
         files = self._files()
         if path.lower().endswith(".zip"):
-            buffer = io.BytesIO()
-            with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+            with AtomicFile(path) as out, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
                 for name, text in files.items():
                     zf.writestr(name, text.encode("utf-8"))
-            atomic_write_bytes(path, buffer.getvalue())
             return
-        for name in self.names:
-            os.makedirs(os.path.join(path, name), exist_ok=True)
-        # The manifest goes last: a reader never sees it before the members exist.
-        for rel in sorted(files, key=lambda r: r == BUNDLE_JSON):
-            atomic_write_text(os.path.join(path, *rel.split("/")), files[rel])
+        with FileSet(path, kind="bundle") as saved:
+            for name, text in files.items():
+                saved.write(name, text)
 
 
 def _member_names(data: bytes, source: str) -> list[str]:
@@ -142,10 +159,7 @@ def load_bundle(path: str | os.PathLike) -> Bundle:
     """Load a bundle directory or ``.zip``."""
     path = os.fspath(path)
     if os.path.isdir(path):
-        manifest = os.path.join(path, BUNDLE_JSON)
-        names = _member_names(read_bytes(manifest), manifest)
-        return Bundle(**{n: Tokenizer.from_file(os.path.join(path, n, TOKENIZER_JSON))
-                         for n in names})
+        return _load_directory(path)
     try:
         with zipfile.ZipFile(path) as zf:
             return _load_zip(zf, path)
@@ -153,37 +167,124 @@ def load_bundle(path: str | os.PathLike) -> Bundle:
         raise FormatError(f"{path}: not a readable zip file ({e})") from None
 
 
-def _read_member(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
-    """The bytes of zip member ``name`` (None if absent), size-capped."""
+def _load_directory(path: str) -> Bundle:
+    """A bundle directory, checked against its manifest when it has one (older saves not)."""
+    manifest = os.path.join(path, BUNDLE_JSON)
+    saved = read_file_set(path, keep=[BUNDLE_JSON] + [
+        f"{n}/{f}" for n in _listed_names(path) for f in (TOKENIZER_JSON, WORDPIECES_JSON)])
+    if saved is None:
+        names = _member_names(read_bytes(manifest), manifest)
+        return Bundle(**{n: Tokenizer.from_file(os.path.join(path, n, TOKENIZER_JSON))
+                         for n in names})
+    if BUNDLE_JSON not in saved:
+        raise FormatError(f"{path}: {BUNDLE_JSON} is not listed in its manifest")
+    members = {}
+    for name in _member_names(saved[BUNDLE_JSON], manifest):
+        source = os.path.join(path, name, TOKENIZER_JSON)
+        data = saved.get(f"{name}/{TOKENIZER_JSON}")
+        if data is None:
+            raise FormatError(f"{path}: bundle member {name!r} has no {TOKENIZER_JSON} in "
+                              f"its manifest")
+        vocab = os.path.join(path, name, VOCAB_TXT)
+        members[name] = _member(data, source, saved.get(f"{name}/{WORDPIECES_JSON}"),
+                                vocab if os.path.isfile(vocab) else None)
+    return Bundle(**members)
+
+
+def _listed_names(path: str) -> list[str]:
+    """The member names ``bundle.json`` lists, read loosely (checked once verified)."""
     try:
-        info = zf.getinfo(name)
-    except KeyError:
-        return None
-    if info.file_size > MAX_MEMBER_BYTES:
-        raise FormatError(f"{path}: {name}: member too large ({info.file_size} bytes)")
-    with zf.open(info) as f:
-        data = f.read(MAX_MEMBER_BYTES + 1)
-    if len(data) > MAX_MEMBER_BYTES:
-        raise FormatError(f"{path}: {name}: member too large")
-    return data
+        return _member_names(read_bytes(os.path.join(path, BUNDLE_JSON)), BUNDLE_JSON)
+    except FormatError:
+        return []
+
+
+def _member(data: bytes, source: str, extras_data: bytes | None,
+            vocab_path: str | None) -> Tokenizer:
+    """One member from the bytes of its tokenizer.json and wordpieces.json."""
+    extras_source = os.path.join(os.path.dirname(source), WORDPIECES_JSON)
+    extras = (None if extras_data is None
+              else Node(parse_json(extras_data, extras_source), extras_source))
+    parts = parts_from_str(data, source, extras)
+    return Tokenizer.from_parts(dataclasses.replace(parts, vocab_path=vocab_path))
+
+
+class _ZipReader:
+    """Reads members of an untrusted zip by name, within one budget of inflated bytes."""
+
+    def __init__(self, zf: zipfile.ZipFile, path: str):
+        self.zf, self.path, self.left = zf, path, MAX_BUNDLE_BYTES
+        seen: set[str] = set()
+        for info in zf.infolist():
+            if info.filename in seen:
+                raise FormatError(f"{path}: {info.filename}: stored twice in the zip (which "
+                                  f"copy is meant is ambiguous); refusing the bundle")
+            seen.add(info.filename)
+
+    def read(self, name: str) -> bytes | None:
+        """The bytes of member ``name`` (None if absent), within the budget."""
+        try:
+            info = self.zf.getinfo(name)
+        except KeyError:
+            return None
+        if info.file_size > self.left:
+            self._too_large(name, f"says it holds {info.file_size:,} bytes")
+        parts = []
+        with self.zf.open(info) as f:
+            while chunk := f.read(min(_CHUNK, self.left + 1)):
+                if len(chunk) > self.left:
+                    self._too_large(name, "inflates past it")
+                self.left -= len(chunk)
+                parts.append(chunk)
+        return b"".join(parts)
+
+    def _too_large(self, name: str, what: str):
+        raise FormatError(f"{self.path}: {name}: {what}, over the bundle cap of "
+                          f"{MAX_BUNDLE_BYTES:,} inflated bytes (MAX_BUNDLE_BYTES) with "
+                          f"the members before it; refusing the bundle")
 
 
 def _load_zip(zf: zipfile.ZipFile, path: str) -> Bundle:
-    manifest = _read_member(zf, BUNDLE_JSON, path)
+    reader = _ZipReader(zf, path)
+    manifest = reader.read(BUNDLE_JSON)
     if manifest is None:
         raise FormatError(f"{path}: not a bundle: no {BUNDLE_JSON} inside")
     members = {}
     for name in _member_names(manifest, f"{path}/{BUNDLE_JSON}"):
-        source = f"{path}/{name}/{TOKENIZER_JSON}"
-        data = _read_member(zf, f"{name}/{TOKENIZER_JSON}", path)
+        data = reader.read(f"{name}/{TOKENIZER_JSON}")
         if data is None:
             raise FormatError(f"{path}: bundle member {name!r} has no {TOKENIZER_JSON}")
-        extras_data = _read_member(zf, f"{name}/{WORDPIECES_JSON}", path)
-        extras_source = f"{path}/{name}/{WORDPIECES_JSON}"
-        extras = (None if extras_data is None
-                  else Node(parse_json(extras_data, extras_source), extras_source))
-        parts = parts_from_str(data, source, extras)
-        if _read_member(zf, f"{name}/{VOCAB_TXT}", path) is not None:
-            parts = dataclasses.replace(parts, vocab_path=f"{path}/{name}/{VOCAB_TXT}")
-        members[name] = Tokenizer.from_parts(parts)
+        vocab = reader.read(f"{name}/{VOCAB_TXT}")
+        members[name] = _member(data, f"{path}/{name}/{TOKENIZER_JSON}",
+                                reader.read(f"{name}/{WORDPIECES_JSON}"),
+                                None if vocab is None else cached_vocab_file(vocab))
     return Bundle(**members)
+
+
+def cache_directory() -> str:
+    """Where files extracted from bundles go (``$WORDPIECES_CACHE`` or the user's cache)."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return configured
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "wordpieces")
+
+
+def cached_vocab_file(data: bytes) -> str | None:
+    """A real file holding ``data`` (a member's vocab.txt), named by its SHA-256.
+
+    Written once (atomically) and shared by every load of the same vocabulary; None
+    where the cache cannot be written (a read-only home).
+    """
+    digest = hashlib.sha256(data).hexdigest()
+    path = os.path.join(cache_directory(), "vocab", digest[:32], VOCAB_TXT)
+    try:
+        if os.path.isfile(path) and os.path.getsize(path) == len(data):
+            with open(path, "rb") as f:
+                if f.read() == data:
+                    return path
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        atomic_write_bytes(path, data)
+    except OSError:
+        return None
+    return path

@@ -42,8 +42,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import WordpiecesError, require
-from .atomic import atomic_directory
+from .atomic import atomic_directory, check_replaceable
 
+EXPORT_KIND = "tensorflow-export"  # the manifest's kind: what an earlier export is
 MAX_CODE_POINT = 0x10FFFF
 UNMAPPED = "\U0010ffff\U0010ffff"  # the lookup table's default: "keep the character"
 
@@ -251,8 +252,13 @@ def export_tensorflow(artifact, path: str | os.PathLike, *, warn: bool = True) -
 
     Returns where the graph may tokenize differently from wordpieces (empty when
     exact) and, with ``warn``, also reports that with ``warnings.warn``. The directory
-    appears whole: it is built beside ``path`` and renamed into place.
+    appears whole: it is built beside ``path`` and swapped into place. ``path`` must be
+    new, empty, or an earlier export holding only what that export wrote: anything else
+    (a file, a folder with other files) is refused before any work, so an export never
+    deletes what it did not write.
     """
+    path = os.fspath(path)
+    check_replaceable(path, EXPORT_KIND)
     plans = {name: plan_export(tok) for name, tok in _members(artifact).items()}
     tf = require("tensorflow", "tensorflow")
     text = require("tensorflow_text", "tensorflow")
@@ -263,7 +269,7 @@ def export_tensorflow(artifact, path: str | os.PathLike, *, warn: bool = True) -
             warnings.warn(f"TensorFlow export may differ: {difference}", stacklevel=2)
     with tempfile.TemporaryDirectory(prefix="wordpieces-tf-vocab-") as scratch:
         root = _build_root(tf, text, plans, scratch)
-        _save_atomically(tf, root, os.fspath(path))
+        _save_atomically(tf, root, path)
     return differences
 
 
@@ -295,7 +301,7 @@ def _vocab_file(scratch: str, name: str, plan: ExportPlan) -> str:
 def _save_atomically(tf, root, path: str) -> None:
     """Save into a sibling staging directory that then replaces ``path`` whole."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with atomic_directory(path) as staging:
+    with atomic_directory(path, kind=EXPORT_KIND) as staging:
         tf.saved_model.save(root, staging)
 
 

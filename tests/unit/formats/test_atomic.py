@@ -4,21 +4,29 @@ The same for the streaming writer (``AtomicFile``) and for whole directories
 (``atomic_directory``).
 """
 
+import errno
+import hashlib
+import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from wordpieces.formats import atomic
+from wordpieces.errors import FormatError
+from wordpieces.formats import atomic, temporaries
 from wordpieces.formats.atomic import (
     AtomicFile,
+    FileSet,
     atomic_directory,
     atomic_write_bytes,
     atomic_write_text,
     current_umask,
+    read_file_set,
 )
+from wordpieces.formats.manifest import MANIFEST
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
 
@@ -177,11 +185,12 @@ def test_stream_keeps_the_existing_mode(tmp_path, umask):
 def test_directory_appears_whole(tmp_path):
     """The staging directory is beside the target; the target appears only at the end."""
     target = tmp_path / "model"
-    with atomic_directory(target) as staging:
+    with atomic_directory(target, kind="export") as staging:
         assert os.path.dirname(staging) == str(tmp_path) and not target.exists()
         (Path(staging) / "saved_model.pb").write_bytes(b"graph")
         os.mkdir(Path(staging) / "variables")
     assert (target / "saved_model.pb").read_bytes() == b"graph"
+    assert sorted(os.listdir(target)) == ["saved_model.pb", "variables", MANIFEST]
     assert sorted(os.listdir(tmp_path)) == ["model"]
 
 
@@ -190,54 +199,109 @@ def test_directory_appears_whole(tmp_path):
 def test_new_directory_gets_the_mode_of_a_plain_mkdir(tmp_path, umask, mask):
     """A new directory has 0777 & ~umask, what os.mkdir gives (not mkdtemp's 0700)."""
     umask(mask)
-    with atomic_directory(tmp_path / "model"):
+    with atomic_directory(tmp_path / "model", kind="export"):
         pass
     assert mode(tmp_path / "model") == 0o777 & ~mask
 
 
 @posix_only
-def test_replaced_directory_keeps_its_mode_and_loses_its_content(tmp_path, umask):
-    """Over an existing directory: its mode is kept and only the new content is left."""
+def test_earlier_output_is_replaced_and_keeps_its_mode(tmp_path, umask):
+    """Over an earlier output of the same kind: its mode is kept, only the new files left."""
     umask(0o022)
     target = tmp_path / "model"
-    target.mkdir()
-    (target / "old.pb").write_bytes(b"old")
+    with atomic_directory(target, kind="export") as staging:
+        (Path(staging) / "old.pb").write_bytes(b"old")
     os.chmod(target, 0o750)
-    with atomic_directory(target) as staging:
+    with atomic_directory(target, kind="export") as staging:
         (Path(staging) / "new.pb").write_bytes(b"new")
-    assert os.listdir(target) == ["new.pb"] and mode(target) == 0o750
+    assert sorted(os.listdir(target)) == ["new.pb", MANIFEST] and mode(target) == 0o750
     assert sorted(os.listdir(tmp_path)) == ["model"]
+
+
+def test_empty_directory_is_replaced(tmp_path):
+    """An empty directory (made by mkdir beforehand) may be written into."""
+    (tmp_path / "model").mkdir()
+    with atomic_directory(tmp_path / "model", kind="export") as staging:
+        (Path(staging) / "a.pb").write_bytes(b"a")
+    assert (tmp_path / "model" / "a.pb").read_bytes() == b"a"
+
+
+def test_folder_with_other_files_is_refused_untouched(tmp_path):
+    """A non-empty folder that is no earlier output is refused before any work."""
+    target = tmp_path / "model"
+    target.mkdir()
+    (target / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match=r"not an earlier export \(it holds notes\.txt\)"):
+        with atomic_directory(target, kind="export"):
+            raise AssertionError("the block must not run")
+    assert os.listdir(target) == ["notes.txt"] and os.listdir(tmp_path) == ["model"]
+
+
+def test_file_added_to_an_earlier_output_is_never_deleted(tmp_path):
+    """A file put into an earlier output afterwards makes the replacement refused."""
+    target = tmp_path / "model"
+    with atomic_directory(target, kind="export") as staging:
+        (Path(staging) / "a.pb").write_bytes(b"a")
+    (target / "README").write_text("mine")
+    with pytest.raises(FileExistsError, match="holds README, which the earlier export did not"):
+        with atomic_directory(target, kind="export"):
+            pass
+    assert (target / "README").read_text() == "mine"
+
+
+def test_file_changed_in_an_earlier_output_is_never_deleted(tmp_path):
+    """A file of the earlier output changed since is no longer ours: refused."""
+    target = tmp_path / "model"
+    with atomic_directory(target, kind="export") as staging:
+        (Path(staging) / "a.pb").write_bytes(b"a")
+    (target / "a.pb").write_bytes(b"edited")
+    with pytest.raises(FileExistsError, match="a.pb was changed after"):
+        with atomic_directory(target, kind="export"):
+            pass
+    assert (target / "a.pb").read_bytes() == b"edited"
+
+
+def test_regular_file_at_the_path_is_refused(tmp_path):
+    """A file where the directory would go is refused, not replaced by a directory."""
+    (tmp_path / "model").write_text("a file")
+    with pytest.raises(FileExistsError, match="exists and is not a directory"):
+        with atomic_directory(tmp_path / "model", kind="export"):
+            pass
+    assert (tmp_path / "model").read_text() == "a file"
 
 
 def test_failure_keeps_the_old_directory_and_no_staging(tmp_path):
     """An error while building leaves the old directory as it was and nothing beside it."""
     target = tmp_path / "model"
-    target.mkdir()
-    (target / "old.pb").write_bytes(b"old")
-    with pytest.raises(OSError, match="disk full"), atomic_directory(target) as staging:
+    with atomic_directory(target, kind="export") as staging:
+        (Path(staging) / "old.pb").write_bytes(b"old")
+    with pytest.raises(OSError, match="disk full"), \
+            atomic_directory(target, kind="export") as staging:
         (Path(staging) / "half.pb").write_bytes(b"half")
         raise OSError("disk full")
-    assert os.listdir(target) == ["old.pb"]
+    assert sorted(os.listdir(target)) == ["old.pb", MANIFEST]
     assert sorted(os.listdir(tmp_path)) == ["model"]
 
 
-def test_failed_swap_puts_the_old_directory_back(tmp_path, monkeypatch):
-    """If the new directory cannot be renamed in, the old one returns to its name."""
+def test_two_rename_swap_puts_the_old_directory_back_on_failure(tmp_path, monkeypatch):
+    """Without an exchange rename, a failed second rename returns the old directory."""
     target = tmp_path / "model"
-    target.mkdir()
-    (target / "old.pb").write_bytes(b"old")
+    with atomic_directory(target, kind="export") as staging:
+        (Path(staging) / "old.pb").write_bytes(b"old")
+    monkeypatch.setattr(atomic, "exchange", lambda a, b: False)
     real_replace = os.replace
 
     def refuse_staging(src, dst):
-        if os.path.basename(str(src)).startswith(".model.") and ".old." not in str(src) \
-                and str(dst) == str(target):
+        if str(src).endswith(".tmp") and str(dst) == str(target):
             raise OSError(5, "Input/output error")
         return real_replace(src, dst)
 
     monkeypatch.setattr(atomic.os, "replace", refuse_staging)
-    with pytest.raises(OSError, match="Input/output"), atomic_directory(target) as staging:
+    with pytest.raises(OSError, match="Input/output") as caught, \
+            atomic_directory(target, kind="export") as staging:
         (Path(staging) / "new.pb").write_bytes(b"new")
-    assert os.listdir(target) == ["old.pb"]
+    assert caught.value.filename == str(target)
+    assert sorted(os.listdir(target)) == ["old.pb", MANIFEST]
     assert sorted(os.listdir(tmp_path)) == ["model"]
 
 
@@ -254,8 +318,198 @@ def test_directory_files_are_fsynced_before_the_rename(tmp_path, monkeypatch):
         real_fsync(fd)
 
     monkeypatch.setattr(atomic.os, "fsync", record)
-    with atomic_directory(target) as staging:
+    with atomic_directory(target, kind="export") as staging:
         (Path(staging) / "a.pb").write_bytes(b"a")
         os.mkdir(Path(staging) / "variables")
         (Path(staging) / "variables" / "b.data").write_bytes(b"b")
-    assert synced == [False, False]
+    assert synced == [False, False, False]  # a.pb, variables/b.data and the manifest
+
+
+# ---------------------------------------------------------------- sets of files
+
+
+def test_set_writes_its_files_and_a_manifest(tmp_path):
+    """A committed set holds its files plus a manifest of their sizes and SHA-256."""
+    with FileSet(tmp_path / "tok", kind="tokenizer") as files:
+        files.write("a.txt", "one\n")
+        files.write("sub/b.txt", b"two\n")
+    listed = json.loads((tmp_path / "tok" / MANIFEST).read_text())
+    assert listed["kind"] == "tokenizer"
+    assert listed["files"]["sub/b.txt"] == {
+        "size": 4, "sha256": hashlib.sha256(b"two\n").hexdigest()}
+    assert read_file_set(tmp_path / "tok", keep=["a.txt"]) == {"a.txt": b"one\n"}
+
+
+def test_set_never_removes_files_it_did_not_write(tmp_path):
+    """Files another tool put in the folder (model weights) survive every save."""
+    folder = tmp_path / "tok"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"weights")
+    for text in ("v1", "v2"):
+        with FileSet(folder, kind="tokenizer") as files:
+            files.write("a.txt", text)
+    assert (folder / "model.safetensors").read_bytes() == b"weights"
+    assert sorted(os.listdir(folder)) == ["a.txt", "model.safetensors", MANIFEST]
+
+
+def test_set_removes_its_own_files_the_new_save_has_not(tmp_path):
+    """A file the previous save wrote, unchanged, that the new one has not, is removed."""
+    folder = tmp_path / "bundle"
+    with FileSet(folder, kind="bundle") as files:
+        files.write("en/a.txt", "en")
+        files.write("pt/a.txt", "pt")
+    with FileSet(folder, kind="bundle") as files:
+        files.write("en/a.txt", "en2")
+    assert sorted(os.listdir(folder)) == ["en", MANIFEST]
+
+
+def test_set_keeps_a_dropped_file_that_was_changed_since(tmp_path):
+    """A file of the previous save that someone edited is no longer ours: kept."""
+    folder = tmp_path / "tok"
+    with FileSet(folder, kind="tokenizer") as files:
+        files.write("a.txt", "a")
+        files.write("b.txt", "b")
+    (folder / "b.txt").write_text("edited")
+    with FileSet(folder, kind="tokenizer") as files:
+        files.write("a.txt", "a2")
+    assert (folder / "b.txt").read_text() == "edited"
+
+
+def test_a_file_left_from_the_replaced_save_is_a_clear_error(tmp_path):
+    """A file still holding the version the last save replaced is reported as a mix."""
+    folder = tmp_path / "tok"
+    with FileSet(folder, kind="tokenizer") as files:
+        files.write("a.txt", "old a")
+        files.write("b.txt", "old b")
+    with FileSet(folder, kind="tokenizer") as files:
+        files.write("a.txt", "new a")
+        files.write("b.txt", "new b")
+    (folder / "b.txt").write_text("old b")  # what a run killed before b's rename leaves
+    with pytest.raises(FormatError, match=r"tok: b\.txt does not match wordpieces-manifest"
+                                          r"\.json \(it is still the version that save"):
+        read_file_set(folder)
+
+
+def test_a_missing_file_of_the_set_is_a_clear_error(tmp_path):
+    """A listed file that is gone is reported, naming it."""
+    folder = tmp_path / "tok"
+    with FileSet(folder, kind="tokenizer") as files:
+        files.write("a.txt", "a")
+    os.unlink(folder / "a.txt")
+    with pytest.raises(FormatError, match=r"a\.txt does not match .* \(it is missing\)"):
+        read_file_set(folder)
+
+
+def test_a_file_edited_after_the_save_is_read_as_it_is(tmp_path):
+    """Editing a saved file by hand (as transformers users do) is not an error."""
+    folder = tmp_path / "tok"
+    with FileSet(folder, kind="tokenizer") as files:
+        files.write("config.json", '{"model_max_length": 512}')
+    (folder / "config.json").write_text('{"model_max_length": 128}')
+    assert read_file_set(folder, keep=["config.json"]) == {
+        "config.json": b'{"model_max_length": 128}'}
+
+
+def test_a_folder_without_manifest_reads_as_none(tmp_path):
+    """A folder another tool wrote (no manifest) is left to the caller to read."""
+    assert read_file_set(tmp_path) is None
+
+
+def test_failed_set_keeps_the_old_files_and_no_temporary(tmp_path, monkeypatch):
+    """A failure at the commit (disk full at fsync) leaves the old set and nothing else."""
+    folder = tmp_path / "tok"
+    with FileSet(folder, kind="tokenizer") as files:
+        files.write("a.txt", "old")
+    before = sorted(os.listdir(folder))
+
+    def disk_full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "fsync", disk_full)
+    with pytest.raises(OSError, match="No space left") as caught:
+        with FileSet(folder, kind="tokenizer") as files:
+            files.write("a.txt", "new")
+    assert caught.value.filename == str(folder)
+    assert sorted(os.listdir(folder)) == before and (folder / "a.txt").read_text() == "old"
+
+
+def test_set_manifest_naming_a_parent_path_is_refused(tmp_path):
+    """A manifest is untrusted: '../x' as a file name is a FormatError, nothing deleted."""
+    folder = tmp_path / "tok"
+    folder.mkdir()
+    (tmp_path / "victim").write_text("keep")
+    (folder / MANIFEST).write_text(json.dumps({
+        "format": "wordpieces-manifest/1", "kind": "tokenizer",
+        "files": {"../victim": {"size": 4, "sha256": hashlib.sha256(b"keep").hexdigest()}}}))
+    with pytest.raises(FormatError, match=r"unsafe file name '\.\./victim'"):
+        read_file_set(folder)
+    with FileSet(folder, kind="tokenizer") as files:
+        files.write("a.txt", "a")
+    assert (tmp_path / "victim").read_text() == "keep"
+
+
+# ---------------------------------------------------------------- temporaries of dead writers
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _leftover(folder: Path, base: str, pid: int, start: int = 0, host: str | None = None):
+    host = host or temporaries.owner().split("-")[0]
+    path = folder / f".{base}.wp-{host}-{pid}-{start}-0123abcd.tmp"
+    path.write_bytes(b"half")
+    return path
+
+
+def test_next_run_removes_a_dead_writers_temporary(tmp_path):
+    """A temporary whose writer is gone is removed by the next write in that folder."""
+    left = _leftover(tmp_path, "out.ids", _dead_pid())
+    atomic_write_bytes(tmp_path / "out.ids", b"new")
+    assert not left.exists() and os.listdir(tmp_path) == ["out.ids"]
+
+
+def test_a_live_writers_temporary_is_kept(tmp_path):
+    """A temporary of a running process (this one) is never removed by another writer."""
+    pid = os.getpid()
+    left = _leftover(tmp_path, "out.ids", pid, temporaries.process_start(pid))
+    atomic_write_bytes(tmp_path / "out.ids", b"new")
+    assert left.exists()
+
+
+def test_a_reused_pid_does_not_keep_a_dead_writers_temporary(tmp_path):
+    """Same pid, another start time: another process now has the pid; the file goes."""
+    pid = os.getpid()
+    if temporaries.process_start(pid) == 0:
+        pytest.skip("process start times are read from /proc (Linux)")
+    left = _leftover(tmp_path, "out.ids", pid, temporaries.process_start(pid) + 1)
+    atomic_write_bytes(tmp_path / "out.ids", b"new")
+    assert not left.exists()
+
+
+def test_another_machines_temporary_is_kept(tmp_path):
+    """A temporary written from another host (shared storage) cannot be judged: kept."""
+    left = _leftover(tmp_path, "out.ids", _dead_pid(), host="ffffffff")
+    atomic_write_bytes(tmp_path / "out.ids", b"new")
+    assert left.exists()
+
+
+# ---------------------------------------------------------------- errors name the target
+
+
+def test_a_directory_as_target_is_refused_naming_it(tmp_path):
+    """'-o existing_dir': refused before writing, naming the directory."""
+    with pytest.raises(IsADirectoryError) as caught:
+        AtomicFile(tmp_path)
+    assert caught.value.filename == str(tmp_path) and os.listdir(tmp_path) == []
+
+
+def test_an_empty_target_is_refused(tmp_path, monkeypatch):
+    """'-o ""' is refused: no temporary lands in the current or parent folder."""
+    monkeypatch.chdir(tmp_path / ".")
+    with pytest.raises(ValueError, match="output path is empty"):
+        AtomicFile("")
+    assert os.listdir(tmp_path) == [] and not any(
+        n.endswith(".tmp") for n in os.listdir(tmp_path.parent))
