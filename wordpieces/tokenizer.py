@@ -11,8 +11,8 @@ semantics exactly. Each stage is any object meeting its protocol (``pipeline``'s
 ``Normalizer``, ``PreTokenizer``, ``Model``, ``PostProcessor``, ``Decoder``).
 
 Not handled here: the file formats (``formats.tokenizer_json``: files to and from
-``TokenizerParts``), the transformers-style dict (``encoding.batch_encoding``),
-pre-tokenized input (lists of words).
+``TokenizerParts``), the transformers-style dict (``encoding.batch_encoding``) and the
+rest of the ``transformers`` interface (``transformers_api.TransformersMixin``).
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import json
 import os
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 
 from .encoding.batch_encoding import BatchEncoding, call_tokenizer
@@ -29,7 +31,7 @@ from .encoding.encoding import Encoding
 from .encoding.finishing import Finisher, pad, pad_batch, pad_batch_ids
 from .encoding.lazy_encoding import Layout, LazyEncoding
 from .encoding.padding import PaddingParams, TruncationParams
-from .errors import TokenizeError, VocabError, check_thread_count
+from .errors import TokenizeError, VocabError, check_batch, check_thread_count
 from .flavors.rules import FLAVORS, get_flavor
 from .formats.tokenizer_json import (
     TokenizerParts,
@@ -40,6 +42,7 @@ from .formats.tokenizer_json import (
     parts_to_str,
     save_parts,
 )
+from .formats.transformers_config import TransformersConfig, hf_differences, read_config
 from .pipeline import models
 from .pipeline.added_tokens import AddedToken, AddedVocabulary
 from .pipeline.decoders import Decoder, WordPieceDecoder, detokenize
@@ -47,6 +50,7 @@ from .pipeline.normalizers import BertNormalizer, Normalizer
 from .pipeline.pre_tokenizers import BertPreTokenizer, PreTokenizer
 from .pipeline.processors import PostProcessor, default_processor
 from .sequences import SequenceEncoder
+from .transformers_api import TransformersMixin
 from .vocab import Vocab
 
 # A batch item: a text, or a (text, pair) tuple whose pair may be None (no pair).
@@ -64,7 +68,7 @@ def _flavor_of(normalizer, pre_tokenizer) -> str:
     return "huggingface"
 
 
-class Tokenizer:
+class Tokenizer(TransformersMixin):
     """Tokenize text into ids, offsets and model inputs, and ids back into text.
 
     >>> tok = Tokenizer.from_vocab(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world",
@@ -82,11 +86,13 @@ class Tokenizer:
                  added_tokens: Iterable[AddedToken | str] = (),
                  reserved_tokens: Iterable[str] | None = None, flavor: str | None = None,
                  truncation: TruncationParams | None = None,
-                 padding: PaddingParams | None = None):
+                 padding: PaddingParams | None = None,
+                 transformers: TransformersConfig | None = None):
         """Assemble a tokenizer from its stages (each meets its ``pipeline`` protocol).
 
         ``truncation`` and ``padding`` are taken as given (as read from a file);
         ``enable_truncation`` and ``enable_padding`` build and check them from options.
+        ``transformers``: ``model_max_length``, sides and special-token roles.
         """
         self._model = model
         self._normalizer = normalizer
@@ -101,6 +107,7 @@ class Tokenizer:
         self._reserved = None if reserved_tokens is None else list(reserved_tokens)
         self._truncation = truncation
         self._padding = padding
+        self._transformers = transformers or TransformersConfig()
         self.vocab_path: str | None = None
         self._rebuild()
         self._add(added_tokens, special=True)
@@ -155,7 +162,8 @@ class Tokenizer:
         tok = cls(parts.model, normalizer=parts.normalizer, pre_tokenizer=parts.pre_tokenizer,
                   post_processor=parts.post_processor, decoder=parts.decoder,
                   added_tokens=parts.added_tokens, reserved_tokens=parts.reserved_tokens,
-                  flavor=parts.flavor, truncation=parts.truncation, padding=parts.padding)
+                  flavor=parts.flavor, truncation=parts.truncation, padding=parts.padding,
+                  transformers=parts.transformers)
         tok.vocab_path = parts.vocab_path
         return tok
 
@@ -166,12 +174,22 @@ class Tokenizer:
             post_processor=self.post_processor, decoder=self.decoder,
             added_tokens=tuple(t for t, _ in self._added),
             reserved_tokens=tuple(self.reserved_tokens), flavor=self.flavor,
-            truncation=self._truncation, padding=self._padding, vocab_path=self.vocab_path)
+            truncation=self._truncation, padding=self._padding, vocab_path=self.vocab_path,
+            transformers=self._transformers)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Tokenizer:
-        """Read an HF ``tokenizer.json`` (a ``wordpieces.json`` beside it sets the flavor)."""
-        return cls.from_parts(parts_from_file(path))
+        """Read an HF ``tokenizer.json`` (a ``wordpieces.json`` beside it sets the flavor).
+
+        A ``tokenizer_config.json`` beside it (``transformers``' file) sets
+        ``model_max_length``, the padding and truncation sides and the special-token roles.
+        """
+        parts = parts_from_file(path)
+        path = os.fspath(path)
+        read = read_config(path if os.path.isdir(path) else os.path.dirname(path))
+        if read is not None:
+            parts = dataclasses.replace(parts, transformers=read[0])
+        return cls.from_parts(parts)
 
     @classmethod
     def from_str(cls, json_text: str) -> Tokenizer:
@@ -183,11 +201,39 @@ class Tokenizer:
         return parts_to_str(self.to_parts(), pretty=pretty)
 
     def save(self, path: str | os.PathLike) -> None:
-        """Save to directory ``path`` (tokenizer.json, vocab.txt, wordpieces.json), atomically.
+        """Save to directory ``path``, atomically: what HF and ``transformers`` load.
 
-        A path ending in ``.json`` writes only that HF ``tokenizer.json`` file.
+        tokenizer.json, vocab.txt, wordpieces.json (the flavor…), tokenizer_config.json
+        and special_tokens_map.json. A path ending in ``.json`` writes only that HF
+        ``tokenizer.json`` file. A flavor HF cannot reproduce is a warning naming the
+        differences (``formats.transformers_config.hf_differences``).
         """
+        differences = hf_differences(self.flavor, self._normalizer, self._model)
+        if differences:
+            warnings.warn(f"{os.fspath(path)}: Hugging Face will not read this tokenizer "
+                          f"exactly (flavor {self.flavor!r}, kept in wordpieces.json; pick "
+                          f"flavor='huggingface' to match it): " + "; ".join(differences),
+                          UserWarning, stacklevel=2)
         save_parts(self.to_parts(), path)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the configuration and vocabulary are (not where they were read from)."""
+        if not isinstance(other, Tokenizer):
+            return NotImplemented
+        return self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        """A hash of the configuration and vocabulary: do not change a tokenizer used as key."""
+        return hash(self._identity())
+
+    def _identity(self) -> str:
+        """The configuration and vocabulary as text (defaults resolved, no file path)."""
+        resolved = TransformersConfig(self.model_max_length, self.padding_side,
+                                      self.truncation_side,
+                                      tuple(self.special_tokens_map.items()))
+        state = parts_state(dataclasses.replace(self.to_parts(), vocab_path=None,
+                                                transformers=resolved))
+        return json.dumps(state, sort_keys=True, ensure_ascii=False)
 
     def __getstate__(self) -> dict:
         return parts_state(self.to_parts())
@@ -243,12 +289,19 @@ class Tokenizer:
             return id_
         return max([self._model.vocab_size - 1, *(id_ for _, id_ in self._added)]) + 1
 
-    def _add(self, tokens: Iterable[AddedToken | str], *, special: bool) -> int:
+    def _add(self, tokens: Iterable[AddedToken | str], *, special: bool,
+             make_special: bool = False) -> int:
+        """Add tokens (strings get ``special``; ``make_special`` turns objects special)."""
         known = {t.content for t, _ in self._added}
         added = 0
         for token in tokens:
             if isinstance(token, str):
-                token = AddedToken(token, special=special, normalized=not special)
+                token = AddedToken(token, special=special)
+            elif not isinstance(token, AddedToken):
+                raise TypeError(f"an added token must be a str or an AddedToken, got "
+                                f"{type(token).__name__}")
+            elif make_special:
+                token = token.as_special()
             if not token.content or token.content in known:
                 continue
             known.add(token.content)
@@ -263,7 +316,7 @@ class Tokenizer:
 
         Returns how many got a new id, as HF does.
         """
-        return self._add(tokens, special=True)
+        return self._add(tokens, special=True, make_special=True)
 
     def add_tokens(self, tokens: Iterable[AddedToken | str]) -> int:
         """Add ordinary tokens matched whole in text (HF ``add_tokens``).
@@ -400,7 +453,7 @@ class Tokenizer:
         ``num_threads`` (default: all cores) is used by the native backend, which
         releases the GIL; the pure-Python backend encodes on the calling thread.
         """
-        return self.encode_batch_with(list(texts), truncation=self._truncation,
+        return self.encode_batch_with(list(check_batch(texts)), truncation=self._truncation,
                                       padding=self._padding,
                                       add_special_tokens=add_special_tokens,
                                       num_threads=num_threads)
@@ -414,7 +467,7 @@ class Tokenizer:
                          add_special_tokens: bool = True,
                          num_threads: int | None = None) -> list[list[int]]:
         """Return ``[e.ids for e in encode_batch(...)]`` by the fast path."""
-        firsts, pairs = _unzip(list(texts))
+        firsts, pairs = _unzip(list(check_batch(texts)))
         flat = self._seq.ids(firsts + [p for p in pairs if p is not None],
                              check_thread_count(num_threads))
         seconds = iter(flat[len(firsts):])
@@ -436,7 +489,7 @@ class Tokenizer:
         None means none. This is what ``tok(...)`` runs (``batch_encoding``): there the
         call's options decide, and the tokenizer's own settings are left unchanged.
         """
-        items = texts if isinstance(texts, list) else list(texts)
+        items = texts if isinstance(texts, list) else list(check_batch(texts))
         with _collector_paused():
             return self._encode_many_now(items, add_special_tokens, truncation, padding,
                                          num_threads)

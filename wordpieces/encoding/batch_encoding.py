@@ -3,29 +3,34 @@
 ``call_tokenizer`` is what ``Tokenizer.__call__`` runs. It takes the options of
 ``transformers``' ``PreTrainedTokenizerFast.__call__`` and returns the same keys
 (``input_ids``, ``token_type_ids``, ``attention_mask``, ``offset_mapping`` …) as lists,
-or as numpy arrays with ``return_tensors="np"``. As in ``transformers``, the call's own
-``padding``/``truncation`` options decide, not the tokenizer's ``enable_padding`` /
-``enable_truncation`` settings (those only lend their pad token, direction and default
-``max_length``), and the tokenizer is left unchanged.
+numpy arrays (``return_tensors="np"``) or torch tensors (``"pt"``). As in
+``transformers``, the call's own ``padding``/``truncation`` options decide, not the
+tokenizer's ``enable_padding`` / ``enable_truncation`` settings; ``max_length`` defaults
+to the tokenizer's ``model_max_length`` (then to ``enable_truncation``'s), the pad token
+is its ``pad_token``, and ``padding_side``/``truncation_side`` default to its attributes.
+``pad_inputs`` is ``transformers``' ``tok.pad``: padding rows that are already ids.
 
-It reads only ``Tokenizer``'s public interface (``padding_params``,
-``truncation_params``, ``token_to_id``, ``encode_batch_with``), so it does not import it.
+It reads only ``Tokenizer``'s public interface (``padding_params``, ``pad_token`` …,
+``encode_batch_with``), so it does not import it.
 
-Not handled here: ``return_tensors="pt"``/``"tf"``, pre-tokenized input
-(``is_split_into_words``), ``model_max_length`` (there is no model: ``max_length`` comes
-from the call or from ``enable_truncation``).
+Not handled here: ``return_tensors="tf"``/``"jax"``, the truncation and padding of one
+encoding (``finishing``), pre-tokenized words (``pretokenized``).
 """
 
 from __future__ import annotations
 
 from ..errors import require
-from .padding import PaddingParams, TruncationParams
+from .padding import DIRECTIONS, PaddingParams, TruncationParams, pad_ids
+from .pretokenized import check_words, encode_words_with
 
 _PADDING = {False: None, None: None, "do_not_pad": None, True: "longest", "longest": "longest",
             "max_length": "max_length"}
 _TRUNCATION = {False: None, None: None, "do_not_truncate": None, True: "longest_first",
                "longest_first": "longest_first", "only_first": "only_first",
                "only_second": "only_second"}
+TENSOR_TYPES = (None, "np", "pt")
+# Rows that are not one value per token: never padded, never checked for equal lengths.
+_PER_ROW = ("length", "overflow_to_sample_mapping")
 
 
 class BatchEncoding(dict):
@@ -34,7 +39,7 @@ class BatchEncoding(dict):
     Keys are also readable as attributes (``batch.input_ids``).
     """
 
-    def __init__(self, data: dict, encodings: list):
+    def __init__(self, data: dict, encodings: list | None = None):
         super().__init__(data)
         self.encodings = encodings
 
@@ -44,13 +49,39 @@ class BatchEncoding(dict):
         except KeyError:
             raise AttributeError(name) from None
 
+    def _encoding(self, batch_index: int):
+        if not self.encodings:
+            raise ValueError("this BatchEncoding was not made by encoding text (tok.pad): it "
+                             "has no tokens, word ids or offsets")
+        return self.encodings[batch_index]
+
+    def tokens(self, batch_index: int = 0) -> list[str]:
+        """The tokens of row ``batch_index``."""
+        return self._encoding(batch_index).tokens
+
     def word_ids(self, batch_index: int = 0) -> list[int | None]:
         """The word index of each token of row ``batch_index``."""
-        return self.encodings[batch_index].word_ids
+        return self._encoding(batch_index).word_ids
 
     def sequence_ids(self, batch_index: int = 0) -> list[int | None]:
         """The input sequence (0, 1 or None) of each token of row ``batch_index``."""
-        return self.encodings[batch_index].sequence_ids
+        return self._encoding(batch_index).sequence_ids
+
+    def char_to_token(self, batch_or_char_index: int, char_index: int | None = None,
+                      sequence_index: int = 0) -> int | None:
+        """The token holding a character: ``(char)`` of row 0, or ``(row, char)``."""
+        if char_index is None:
+            batch_index, char_index = 0, batch_or_char_index
+        else:
+            batch_index = batch_or_char_index
+        return self._encoding(batch_index).char_to_token(char_index, sequence_index)
+
+    def to(self, device) -> BatchEncoding:
+        """Move the torch tensors to ``device`` (``"cpu"``, ``"cuda"`` …), in place."""
+        for key, value in self.items():
+            if hasattr(value, "to") and hasattr(value, "device"):
+                self[key] = value.to(device)
+        return self
 
 
 def _option(name: str, value, table: dict) -> str | None:
@@ -59,6 +90,14 @@ def _option(name: str, value, table: dict) -> str | None:
     except (KeyError, TypeError):
         allowed = ", ".join(repr(k) for k in table if k is not None)
         raise ValueError(f"{name} must be one of {allowed}; got {value!r}") from None
+
+
+def _side(name: str, value: str | None, default: str) -> str:
+    if value is None:
+        return default
+    if value not in DIRECTIONS:
+        raise ValueError(f"{name} must be 'right' or 'left', got {value!r}")
+    return value
 
 
 def _items(text, text_pair) -> tuple[list, bool]:
@@ -77,62 +116,96 @@ def _items(text, text_pair) -> tuple[list, bool]:
     return list(zip(text, text_pair, strict=True)), True
 
 
-def _padding_params(tok, strategy, max_length, pad_to_multiple_of) -> PaddingParams | None:
+def _word_items(text, text_pair) -> tuple[list, bool]:
+    """``_items`` for ``is_split_into_words``: a list of words, or a batch of them."""
+    batched = isinstance(text, list | tuple) and bool(text) and isinstance(text[0], list | tuple)
+    if not batched:
+        pair = None if text_pair is None else check_words(text_pair, "text_pair")
+        return [(check_words(text, "text"), pair)], False
+    if text_pair is not None and (not isinstance(text_pair, list | tuple)
+                                  or len(text_pair) != len(text)):
+        raise ValueError("text_pair must be a list of word lists as long as text")
+    pairs = [None] * len(text) if text_pair is None else text_pair
+    return [(check_words(w, f"text[{i}]"),
+             None if p is None else check_words(p, f"text_pair[{i}]"))
+            for i, (w, p) in enumerate(zip(text, pairs, strict=True))], True
+
+
+def _padding_params(tok, strategy, max_length, pad_to_multiple_of,
+                    side: str) -> PaddingParams | None:
     if strategy is None:
         return None
-    base = tok.padding_params
     if strategy == "max_length" and max_length is None:
-        raise ValueError("padding='max_length' needs max_length")
-    pad_token = base.pad_token if base else "[PAD]"
-    pad_id = base.pad_id if base else tok.token_to_id(pad_token)
-    if pad_id is None:
-        raise ValueError(f"cannot pad: the pad token {pad_token!r} is not in the vocabulary; "
-                         f"call enable_padding(pad_token=..., pad_id=...) first")
-    return PaddingParams(direction=base.direction if base else "right", pad_id=pad_id,
+        max_length = tok.model_max_length
+        if max_length is None:
+            raise ValueError("padding='max_length' needs max_length (this tokenizer has no "
+                             "model_max_length)")
+    base = tok.padding_params
+    pad_token = tok.pad_token
+    if pad_token is None:
+        raise ValueError("cannot pad: this tokenizer has no pad token; set tok.pad_token "
+                         "(e.g. tok.pad_token = '[PAD]') or call enable_padding(pad_token=...)")
+    same = base is not None and base.pad_token == pad_token
+    pad_id = base.pad_id if same else tok.pad_token_id
+    return PaddingParams(direction=side, pad_id=pad_id,
                          pad_type_id=base.pad_type_id if base else 0, pad_token=pad_token,
                          length=max_length if strategy == "max_length" else None,
                          pad_to_multiple_of=pad_to_multiple_of)
 
 
-def _truncation_params(tok, strategy, max_length, stride) -> TruncationParams | None:
+def _truncation_params(tok, strategy, max_length, stride, side: str) -> TruncationParams | None:
     if strategy is None:
         return None
-    base = tok.truncation_params
     if max_length is None:
-        if base is None:
-            raise ValueError("truncation needs max_length (or enable_truncation beforehand)")
-        max_length = base.max_length
-    return TruncationParams(max_length, stride, strategy, base.direction if base else "right")
+        base = tok.truncation_params
+        max_length = tok.model_max_length
+        if max_length is None and base is not None:
+            max_length = base.max_length
+        if max_length is None:
+            raise ValueError("truncation needs max_length (this tokenizer has no "
+                             "model_max_length and no enable_truncation)")
+    return TruncationParams(max_length, stride, strategy, side)
 
 
 def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True,
-                   padding=False, truncation=False, max_length: int | None = None,
-                   stride: int = 0, pad_to_multiple_of: int | None = None,
-                   return_tensors: str | None = None, return_token_type_ids: bool = True,
-                   return_attention_mask: bool = True, return_offsets_mapping: bool = False,
+                   padding=False, truncation=None, max_length: int | None = None,
+                   stride: int = 0, is_split_into_words: bool = False,
+                   pad_to_multiple_of: int | None = None, padding_side: str | None = None,
+                   truncation_side: str | None = None, return_tensors: str | None = None,
+                   return_token_type_ids: bool | None = None,
+                   return_attention_mask: bool | None = None,
+                   return_offsets_mapping: bool = False,
                    return_special_tokens_mask: bool = False,
                    return_overflowing_tokens: bool = False, return_length: bool = False,
                    num_threads: int | None = None) -> BatchEncoding:
-    """Encode ``text`` (str or list) and ``text_pair`` into a ``transformers``-style dict."""
-    if return_tensors not in (None, "np"):
+    """Encode ``text`` (str or list) and ``text_pair`` into a ``transformers``-style dict.
+
+    With ``is_split_into_words``, ``text`` is a list of words (or a batch of them).
+    """
+    if return_tensors not in TENSOR_TYPES:
         raise ValueError(f"return_tensors={return_tensors!r} is not supported; use None "
-                         f"(lists) or 'np' (numpy arrays)")
-    items, batched = _items(text, text_pair)
+                         f"(lists), 'np' (numpy arrays) or 'pt' (torch tensors)")
+    if truncation is None:  # transformers: max_length without padding truncates
+        truncation = max_length is not None and padding is False
+    items, batched = (_word_items if is_split_into_words else _items)(text, text_pair)
     pad = _padding_params(tok, _option("padding", padding, _PADDING), max_length,
-                          pad_to_multiple_of)
+                          pad_to_multiple_of, _side("padding_side", padding_side,
+                                                    tok.padding_side))
     trunc = _truncation_params(tok, _option("truncation", truncation, _TRUNCATION),
-                               max_length, stride)
-    encodings = tok.encode_batch_with(items, truncation=trunc, padding=pad,
-                                      add_special_tokens=add_special_tokens,
-                                      num_threads=num_threads)
+                               max_length, stride,
+                               _side("truncation_side", truncation_side, tok.truncation_side))
+    encode = encode_words_with if is_split_into_words else _encode_texts
+    encodings = encode(tok, items, truncation=trunc, padding=pad,
+                       add_special_tokens=add_special_tokens, num_threads=num_threads)
     rows, mapping = [], []
     for i, enc in enumerate(encodings):
         for row in [enc, *enc.overflowing] if return_overflowing_tokens else [enc]:
             rows.append(row)
             mapping.append(i)
     wanted = [("input_ids", True, lambda e: e.ids),
-              ("token_type_ids", return_token_type_ids, lambda e: e.type_ids),
-              ("attention_mask", return_attention_mask, lambda e: e.attention_mask),
+              ("token_type_ids", return_token_type_ids is not False, lambda e: e.type_ids),
+              ("attention_mask", return_attention_mask is not False,
+               lambda e: e.attention_mask),
               ("special_tokens_mask", return_special_tokens_mask,
                lambda e: e.special_tokens_mask),
               ("offset_mapping", return_offsets_mapping, lambda e: e.offsets),
@@ -144,17 +217,95 @@ def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True
         # transformers unwraps the rows of one input; per-row numbers (length) stay lists
         data = {key: value[0] if value and isinstance(value[0], list) else value
                 for key, value in data.items()}
-    if return_tensors == "np":
-        data = _to_numpy(data)
-    return BatchEncoding(data, rows)
+    return BatchEncoding(to_tensors(data, return_tensors), rows)
 
 
-def _to_numpy(data: dict) -> dict:
-    np = require("numpy", "numpy")
-    out = {}
+def _encode_texts(tok, items, **options):
+    return tok.encode_batch_with(items, **options)
+
+
+def to_tensors(data: dict, kind: str | None) -> dict:
+    """The rows of ``data`` as lists (None), numpy arrays ("np") or torch tensors ("pt")."""
+    if kind is None:
+        return data
     for key, value in data.items():
-        if key not in ("length", "overflow_to_sample_mapping") and len({len(v) for v in value}) > 1:
-            raise ValueError(f"cannot make one array of {key!r}: the rows have different "
+        if key not in _PER_ROW and len({len(v) for v in value}) > 1:
+            raise ValueError(f"cannot make one tensor of {key!r}: the rows have different "
                              f"lengths; pass padding=True (or padding='max_length')")
-        out[key] = np.asarray(value, dtype=np.int64)
+    if kind == "np":
+        np = require("numpy", "numpy")
+        return {key: np.asarray(value, dtype=np.int64) for key, value in data.items()}
+    torch = require("torch", "torch")
+    return {key: torch.tensor(value, dtype=torch.long) for key, value in data.items()}
+
+
+# ---------------------------------------------------------------- tok.pad
+
+# What each key is padded with (None: the pad id / pad type id given); other keys stay.
+_PAD_VALUES = {"input_ids": None, "token_type_ids": None, "special_tokens_mask": 1,
+               "attention_mask": 0}
+
+
+def pad_inputs(inputs, *, padding, max_length: int | None, pad_to_multiple_of: int | None,
+               side: str, pad_id: int | None, pad_type_id: int,
+               return_attention_mask: bool, return_tensors: str | None) -> BatchEncoding:
+    """Pad encoded rows as ``transformers``' ``tok.pad`` (the tokenizer's defaults given).
+
+    ``inputs``: a dict of rows (or of one row), a list of such dicts, or a
+    ``BatchEncoding``. ``max_length`` is used by ``padding="max_length"`` only.
+    """
+    columns, single = _columns(inputs)
+    strategy = _option("padding", padding, _PADDING)
+    side = _side("padding_side", side, "right")
+    if "input_ids" not in columns:
+        raise ValueError(f"tok.pad needs 'input_ids' among the inputs, got keys "
+                         f"{sorted(columns)}")
+    if return_attention_mask and "attention_mask" not in columns:
+        columns["attention_mask"] = [[1] * len(row) for row in columns["input_ids"]]
+    if strategy is not None:
+        if pad_id is None:
+            raise ValueError("cannot pad: this tokenizer has no pad token; set tok.pad_token")
+        if strategy == "max_length" and max_length is None:
+            raise ValueError("padding='max_length' needs max_length")
+        params = PaddingParams(direction=side, pad_id=pad_id, pad_type_id=pad_type_id,
+                               length=max_length if strategy == "max_length" else None,
+                               pad_to_multiple_of=pad_to_multiple_of)
+        columns = _pad_columns(columns, params)
+    if single and return_tensors is None:
+        columns = {k: v[0] for k, v in columns.items()}
+    return BatchEncoding(to_tensors(columns, return_tensors))
+
+
+def _columns(inputs) -> tuple[dict[str, list], bool]:
+    """Key -> list of rows (plain ints), and whether the input was one unbatched row."""
+    if isinstance(inputs, list | tuple) and inputs and isinstance(inputs[0], dict):
+        keys = list(inputs[0])
+        return {k: [_plain(row[k]) for row in inputs] for k in keys}, False
+    if not isinstance(inputs, dict):
+        raise TypeError(f"tok.pad takes a dict of model inputs or a list of such dicts, "
+                        f"got {type(inputs).__name__}")
+    columns = {k: _plain(v) for k, v in inputs.items()}
+    ids = columns.get("input_ids") or []
+    single = bool(ids) and not isinstance(ids[0], list)
+    if single or ids == []:
+        columns = {k: [v] for k, v in columns.items()}
+    return columns, single
+
+
+def _plain(value) -> list:
+    return value.tolist() if hasattr(value, "tolist") else list(value)
+
+
+def _pad_columns(columns: dict[str, list], params: PaddingParams) -> dict[str, list]:
+    target = params.target_length([len(row) for row in columns["input_ids"]])
+    out = {}
+    for key, rows in columns.items():
+        if key not in _PAD_VALUES:
+            out[key] = rows
+            continue
+        fill = _PAD_VALUES[key]
+        if fill is None:
+            fill = params.pad_id if key == "input_ids" else params.pad_type_id
+        filled = PaddingParams(direction=params.direction, pad_id=fill)
+        out[key] = [pad_ids(list(row), target, filled) for row in rows]
     return out

@@ -1,11 +1,16 @@
-"""Load whatever was saved: a tokenizer (directory or ``tokenizer.json``) or a bundle.
+"""Load whatever was saved: a tokenizer (directory, tokenizer.json, vocab.txt) or a bundle.
 
-``load`` looks at the path: a directory holding ``bundle.json`` or a ``.zip`` is a
-bundle, a directory holding ``tokenizer.json`` or any other file is one tokenizer.
-It is the one module that knows both, so neither ``tokenizer_json`` nor ``bundle``
-imports the other's loader.
+``load`` takes what the command line's ``-t`` takes and looks at the path: a directory
+holding ``bundle.json`` or a ``.zip`` is a bundle; a directory holding ``tokenizer.json``
+(saved by wordpieces or by ``transformers``' ``save_pretrained``), or ``vocab.txt`` with
+``tokenizer_config.json`` (a slow-only ``save_pretrained``), is one tokenizer; a
+``.json`` file is a ``tokenizer.json``; any other file is a ``vocab.txt``, built by
+``Tokenizer.from_vocab`` with the given options. It is the one module that knows both
+tokenizers and bundles, so neither ``tokenizer_json`` nor ``bundle`` imports the other's
+loader.
 
-Not handled here: reading the files themselves (``tokenizer_json``, ``bundle``).
+Not handled here: reading the files themselves (``tokenizer_json``, ``bundle``,
+``transformers_config``).
 """
 
 from __future__ import annotations
@@ -14,21 +19,64 @@ import os
 
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
+from ..vocab import parse_vocab_lines
 from .bundle import BUNDLE_JSON, Bundle, load_bundle
-from .tokenizer_json import TOKENIZER_JSON
+from .tokenizer_json import TOKENIZER_JSON, VOCAB_TXT, parts_from_str, read_bytes
+from .transformers_config import TOKENIZER_CONFIG_JSON
 
 
-def load(path: str | os.PathLike) -> Tokenizer | Bundle:
-    """Load a saved tokenizer or bundle: a directory, a ``tokenizer.json`` or a ``.zip``."""
+def is_vocab_txt(path: str) -> bool:
+    """A file that is not JSON or zip is read as a ``vocab.txt``."""
+    return os.path.isfile(path) and not path.lower().endswith((".json", ".zip"))
+
+
+def load(path: str | os.PathLike, **vocab_options) -> Tokenizer | Bundle:
+    """Load a saved tokenizer or bundle: a directory, ``tokenizer.json``, ``.zip`` or vocab.txt.
+
+    ``vocab_options`` (``lowercase``, ``flavor`` …, as ``Tokenizer.from_vocab``) apply
+    to a ``vocab.txt`` only: anything saved keeps the settings it was saved with.
+    """
     path = os.fspath(path)
+    if is_stream(path):
+        return _load_stream(path, vocab_options)
+    if vocab_options and not is_vocab_txt(path):
+        raise TypeError(f"{path}: options {', '.join(sorted(vocab_options))} apply to a "
+                        f"vocab.txt only; a saved tokenizer keeps its own settings")
     if os.path.isdir(path):
-        if os.path.isfile(os.path.join(path, BUNDLE_JSON)):
-            return load_bundle(path)
-        if os.path.isfile(os.path.join(path, TOKENIZER_JSON)):
-            return Tokenizer.from_file(os.path.join(path, TOKENIZER_JSON))
-        raise FormatError(f"{path}: no {TOKENIZER_JSON} or {BUNDLE_JSON} in this directory")
+        return _load_directory(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file or directory")
     if path.lower().endswith(".zip"):
         return load_bundle(path)
+    if is_vocab_txt(path):
+        return Tokenizer.from_vocab(path, **vocab_options)
     return Tokenizer.from_file(path)
+
+
+def is_stream(path: str) -> bool:
+    """A pipe or device (``-t <(cat vocab.txt)``): no name to go by, readable only once."""
+    return os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path)
+
+
+def _load_stream(path: str, vocab_options: dict) -> Tokenizer:
+    """Read a pipe once and tell a ``tokenizer.json`` from a ``vocab.txt`` by its content."""
+    raw = read_bytes(path)
+    if raw.startswith(b"PK\x03\x04"):
+        raise FormatError(f"{path}: a bundle .zip is read from a file, not from a pipe")
+    if not raw.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):  # no vocab.txt line does
+        return Tokenizer.from_vocab(parse_vocab_lines(raw, path), **vocab_options)
+    if vocab_options:
+        raise TypeError(f"{path}: options {', '.join(sorted(vocab_options))} apply to a "
+                        f"vocab.txt only; this is a tokenizer.json")
+    return Tokenizer.from_parts(parts_from_str(raw, path))
+
+
+def _load_directory(path: str) -> Tokenizer | Bundle:
+    if os.path.isfile(os.path.join(path, BUNDLE_JSON)):
+        return load_bundle(path)
+    has = {name: os.path.isfile(os.path.join(path, name))
+           for name in (TOKENIZER_JSON, VOCAB_TXT, TOKENIZER_CONFIG_JSON)}
+    if has[TOKENIZER_JSON] or (has[VOCAB_TXT] and has[TOKENIZER_CONFIG_JSON]):
+        return Tokenizer.from_pretrained(path)
+    raise FormatError(f"{path}: no {TOKENIZER_JSON}, {BUNDLE_JSON}, or {VOCAB_TXT} with "
+                      f"{TOKENIZER_CONFIG_JSON} in this directory")

@@ -39,6 +39,12 @@ from ..pipeline.processors import (
 from ..vocab import Vocab
 from .atomic import atomic_write_text
 from .strict_json import Node, parse_json
+from .transformers_config import (
+    TransformersConfig,
+    config_from_json,
+    config_json,
+    parts_config_files,
+)
 
 FORMAT = "wordpieces/1"
 TOKENIZER_JSON = "tokenizer.json"
@@ -51,7 +57,8 @@ class TokenizerParts:
     """The stages and settings a ``Tokenizer`` is built from: what its files hold.
 
     ``added_tokens`` carry their ids; ``reserved_tokens`` None means "the special
-    tokens"; ``vocab_path`` is where the vocabulary file is, if there is one.
+    tokens"; ``vocab_path`` is where the vocabulary file is, if there is one;
+    ``transformers`` what ``transformers`` reads from ``tokenizer_config.json``.
     """
 
     model: models.Model
@@ -65,6 +72,7 @@ class TokenizerParts:
     truncation: TruncationParams | None = None
     padding: PaddingParams | None = None
     vocab_path: str | None = None
+    transformers: TransformersConfig = TransformersConfig()
 
 
 # ---------------------------------------------------------------- writing
@@ -111,7 +119,8 @@ def extras_dict(parts: TokenizerParts) -> dict:
     reserved = None if parts.reserved_tokens is None else list(parts.reserved_tokens)
     return {"format": FORMAT, "flavor": parts.flavor, "reserved_tokens": reserved,
             "max_input_bytes_per_word": getattr(parts.model, "max_input_bytes_per_word",
-                                                None)}
+                                                None),
+            "transformers": config_json(parts.transformers)}
 
 
 def parts_to_str(parts: TokenizerParts, *, pretty: bool = False) -> str:
@@ -127,10 +136,15 @@ def dumps(data, pretty: bool) -> str:
 
 
 def tokenizer_files(parts: TokenizerParts) -> dict[str, str]:
-    """File name -> text of a saved tokenizer: tokenizer.json, vocab.txt, wordpieces.json."""
+    """File name -> text of a saved tokenizer.
+
+    tokenizer.json, vocab.txt, wordpieces.json, and what ``transformers`` reads beside
+    them: tokenizer_config.json and special_tokens_map.json.
+    """
     return {TOKENIZER_JSON: parts_to_str(parts, pretty=True),
             VOCAB_TXT: "".join(t + "\n" for t in parts.model.vocab.tokens),
-            WORDPIECES_JSON: dumps(extras_dict(parts), True)}
+            WORDPIECES_JSON: dumps(extras_dict(parts), True),
+            **parts_config_files(parts)}
 
 
 def save_parts(parts: TokenizerParts, path: str | os.PathLike) -> None:
@@ -179,7 +193,10 @@ def read_extras(node: Node) -> dict[str, Any]:
     reserved = (None if listed.value is None
                 else [e.expect("a string") for e in listed.elements()])
     limit = node.get("max_input_bytes_per_word", "a non-negative integer", default=None)
-    return {"flavor": flavor, "reserved_tokens": reserved, "max_input_bytes_per_word": limit}
+    block = node.child("transformers", default=None)  # absent from older files
+    config = TransformersConfig() if block.value is None else config_from_json(block)
+    return {"flavor": flavor, "reserved_tokens": reserved, "max_input_bytes_per_word": limit,
+            "transformers": config}
 
 
 def parts_from_dict(root: Node, *, extras: Node | None = None,
@@ -188,7 +205,8 @@ def parts_from_dict(root: Node, *, extras: Node | None = None,
     root.expect("an object")
     settings: dict[str, Any] = (read_extras(extras) if extras is not None
                                 else {"flavor": "huggingface", "reserved_tokens": None,
-                                      "max_input_bytes_per_word": None})
+                                      "max_input_bytes_per_word": None,
+                                      "transformers": TransformersConfig()})
     flavor = settings["flavor"]
     model = model_from(root.child("model"), settings, vocab_tokens)
     added = added_tokens_from(root.child("added_tokens", default=[]), model.vocab_size)
@@ -202,7 +220,8 @@ def parts_from_dict(root: Node, *, extras: Node | None = None,
         added_tokens=tuple(added),
         reserved_tokens=None if reserved is None else tuple(reserved), flavor=flavor,
         truncation=truncation_from(root.child("truncation", default=None)),
-        padding=padding_from(root.child("padding", default=None)))
+        padding=padding_from(root.child("padding", default=None)),
+        transformers=settings["transformers"])
 
 
 def parts_from_str(text: str | bytes, source: str = TOKENIZER_JSON,

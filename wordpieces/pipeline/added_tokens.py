@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 Segment = tuple[int, int, "int | None"]  # (start, end, added token id or None)
 
@@ -30,17 +30,37 @@ _SPACES_AT_START = re.compile(r"\s*")
 class AddedToken:
     """A token matched literally in the text (HF ``AddedToken``; ``id`` None: assign one).
 
-    >>> AddedToken("[MASK]").to_json(103)["special"]
-    True
+    Defaults as HF's: not special, and ``normalized`` (matched in the normalized text)
+    unless special. ``Tokenizer.add_special_tokens`` makes a token special, and then
+    also not normalized unless ``normalized`` was given, as HF does.
+
+    >>> AddedToken("<x>").normalized, AddedToken("[MASK]", special=True).normalized
+    (True, False)
     """
 
     content: str
     single_word: bool = False
     lstrip: bool = False
     rstrip: bool = False
-    normalized: bool = False
-    special: bool = True
+    normalized: bool = None  # type: ignore[assignment]  # None: not special
+    special: bool = False
     id: int | None = None
+    normalized_given: bool = field(default=True, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.content, str):
+            raise TypeError(f"AddedToken content must be a str, got "
+                            f"{type(self.content).__name__}")
+        if self.normalized is None:  # frozen: set the resolved default once, here
+            object.__setattr__(self, "normalized", not self.special)
+            object.__setattr__(self, "normalized_given", False)
+
+    def as_special(self) -> AddedToken:
+        """This token made special (HF ``add_special_tokens``): normalized only if asked."""
+        if self.special:
+            return self
+        normalized = self.normalized if self.normalized_given else False
+        return replace(self, special=True, normalized=normalized)
 
     def to_json(self, id_: int) -> dict:
         """HF's ``added_tokens`` entry, in HF's key order."""

@@ -91,13 +91,20 @@ def test_ragged_numpy_needs_padding(ours):
 
 
 def test_unsupported_tensors_and_options(ours):
-    """'pt' tensors and unknown padding values are reported."""
+    """'tf' tensors and unknown padding values are reported."""
     with pytest.raises(ValueError, match="not supported"):
-        ours("hi", return_tensors="pt")
+        ours("hi", return_tensors="tf")
     with pytest.raises(ValueError, match="padding must be one of"):
         ours("hi", padding="sideways")
     with pytest.raises(ValueError, match="max_length"):
         ours("hi", padding="max_length")
+
+
+def test_missing_torch_is_a_friendly_error(ours, monkeypatch):
+    """Without torch, return_tensors='pt' names the package and the extra to install."""
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(MissingDependencyError, match=r"'torch'.*wordpieces\[torch\]"):
+        ours("hi", return_tensors="pt")
 
 
 def test_missing_numpy_is_a_friendly_error(ours, monkeypatch):

@@ -45,8 +45,8 @@ def test_written_json_equals_hf_written_json(uncased_hf_flavor):
 def test_saved_tokenizer_loads_in_hf_with_same_encodings(tmp_path, uncased_hf_flavor):
     """tok.save(dir): HF's Tokenizer.from_file(dir/tokenizer.json) encodes identically."""
     uncased_hf_flavor.save(tmp_path / "tok")
-    assert sorted(os.listdir(tmp_path / "tok")) == ["tokenizer.json", "vocab.txt",
-                                                    "wordpieces.json"]
+    assert {"tokenizer.json", "vocab.txt", "wordpieces.json", "tokenizer_config.json",
+            "special_tokens_map.json"} <= set(os.listdir(tmp_path / "tok"))
     theirs = hf.Tokenizer.from_file(str(tmp_path / "tok" / "tokenizer.json"))
     lines = sample_lines("english", 60) + sample_lines("udhr", 60)
     assert mismatches(uncased_hf_flavor, theirs, lines) == []
@@ -109,7 +109,9 @@ def test_save_is_atomic(tmp_path, monkeypatch, uncased_hf_flavor):
     with pytest.raises(OSError, match="disk full"):
         other.save(tmp_path)
     assert (tmp_path / "tokenizer.json").read_bytes() == before
-    assert sorted(os.listdir(tmp_path)) == ["tokenizer.json", "vocab.txt", "wordpieces.json"]
+    assert sorted(os.listdir(tmp_path)) == ["special_tokens_map.json", "tokenizer.json",
+                                            "tokenizer_config.json", "vocab.txt",
+                                            "wordpieces.json"]
 
 
 # ---------------------------------------------------------------- strict reading

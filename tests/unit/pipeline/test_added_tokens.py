@@ -52,10 +52,14 @@ def test_added_tokens_match_hf(tokenizers_with_added, text):
         assert fields(ours.encode(text)) == fields(theirs.encode(text)), flags
 
 
+def _raw(content: str) -> AddedToken:
+    """A token matched in the original text (``split``), as special tokens are."""
+    return AddedToken(content, special=True)
+
+
 def test_leftmost_longest():
     """At one position the longest token wins; an earlier start wins over a longer one."""
-    vocab = AddedVocabulary([(AddedToken("ab"), 1), (AddedToken("abc"), 2),
-                             (AddedToken("bcd"), 3)])
+    vocab = AddedVocabulary([(_raw("ab"), 1), (_raw("abc"), 2), (_raw("bcd"), 3)])
     assert vocab.split("xabcd") == [(0, 1, None), (1, 4, 2), (4, 5, None)]
 
 
@@ -69,7 +73,7 @@ def test_no_tokens_means_one_segment():
        contents=st.sampled_from([["[MASK]"], ["[MASK]", "a\x00b"], []]))
 def test_batch_search_agrees_with_each_text(texts, contents):
     """appears_in_any is True whenever a token is written in one of the texts."""
-    vocab = AddedVocabulary([(AddedToken(c), i) for i, c in enumerate(contents)])
+    vocab = AddedVocabulary([(_raw(c), i) for i, c in enumerate(contents)])
     if any(vocab.appears_in(t) for t in texts):
         assert vocab.appears_in_any(texts)
     if not contents:

@@ -1,0 +1,225 @@
+"""The ``transformers`` tokenizer interface of ``Tokenizer``, as a mixin.
+
+What a user of ``transformers``' ``PreTrainedTokenizerFast`` reaches for beside calling
+the tokenizer: ``model_max_length``, ``padding_side``, ``truncation_side``, the
+special-token attributes (``pad_token``, ``pad_token_id``, ``cls_token`` …,
+``all_special_tokens``, ``all_special_ids``), ``batch_decode``,
+``convert_ids_to_tokens``, ``convert_tokens_to_ids``, ``pad`` and
+``from_pretrained``/``save_pretrained``. The settings live in a ``TransformersConfig``
+(``formats.transformers_config``), saved as ``tokenizer_config.json``.
+
+``TransformersMixin`` relies on the host class for ``token_to_id``, ``id_to_token``,
+``decode``, ``model``, ``padding_params``, ``truncation_params``, ``save`` and the
+attribute ``_transformers`` (its ``TransformersConfig``).
+
+Not handled here: the call itself (``encoding.batch_encoding``), the padding of
+encodings (``encoding.finishing``), reading files (``formats``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable
+
+from .encoding.batch_encoding import BatchEncoding, pad_inputs
+from .errors import FormatError
+from .formats.tokenizer_json import TOKENIZER_JSON, VOCAB_TXT, tokenizer_files
+from .formats.transformers_config import (
+    SPECIAL_TOKEN_NAMES,
+    TOKENIZER_CONFIG_JSON,
+    TransformersConfig,
+    read_config,
+    side,
+    slow_options,
+    special_tokens_of,
+)
+
+
+def _as_list(ids) -> list:
+    """Plain Python ints from a list, a numpy array or a torch tensor."""
+    return ids.tolist() if hasattr(ids, "tolist") else list(ids)
+
+
+def _role_token(name: str) -> property:
+    def get(self) -> str | None:
+        return self.special_tokens_map.get(name)
+
+    def put(self, token: str | None) -> None:
+        if token is not None and not isinstance(token, str):
+            raise TypeError(f"{name} must be a str or None, got {type(token).__name__}")
+        self._transformers = self._transformers.with_special_token(
+            name, token, self.special_tokens_map)
+
+    return property(get, put, doc=f"The {name.replace('_', ' ')} (transformers' "
+                                  f"``{name}``), or None.")
+
+
+def _role_id(name: str) -> property:
+    def get(self) -> int | None:
+        token = self.special_tokens_map.get(name)
+        return None if token is None else self.convert_tokens_to_ids(token)
+
+    return property(get, doc=f"The id of ``{name}`` (the unknown token's id if it is not "
+                             f"in the vocabulary, as transformers), or None.")
+
+
+class TransformersMixin:
+    """``transformers``' tokenizer attributes and methods, for ``Tokenizer``."""
+
+    _transformers: TransformersConfig
+
+    # ------------------------------------------------------------ lengths and sides
+
+    @property
+    def model_max_length(self) -> int | None:
+        """The longest input the model takes (None: no limit): ``truncation=True`` cuts here."""
+        return self._transformers.model_max_length
+
+    @model_max_length.setter
+    def model_max_length(self, value: int | None) -> None:
+        self._transformers = dataclasses.replace(self._transformers, model_max_length=value)
+
+    @property
+    def padding_side(self) -> str:
+        """Where calls pad: the configured side, else ``enable_padding``'s, else right."""
+        return side(self._transformers.padding_side, self.padding_params)  # type: ignore[attr-defined]
+
+    @padding_side.setter
+    def padding_side(self, value: str) -> None:
+        self._transformers = dataclasses.replace(self._transformers, padding_side=value)
+
+    @property
+    def truncation_side(self) -> str:
+        """Where calls cut: the configured side, else ``enable_truncation``'s, else right."""
+        return side(self._transformers.truncation_side,
+                    self.truncation_params)  # type: ignore[attr-defined]
+
+    @truncation_side.setter
+    def truncation_side(self, value: str) -> None:
+        self._transformers = dataclasses.replace(self._transformers, truncation_side=value)
+
+    # ------------------------------------------------------------ special tokens
+
+    @property
+    def special_tokens_map(self) -> dict[str, str]:
+        """Role -> token (``{"pad_token": "[PAD]", …}``), in transformers' order."""
+        padding = self.padding_params  # type: ignore[attr-defined]
+        return special_tokens_of(self._transformers, self.model,  # type: ignore[attr-defined]
+                                 lambda t: self.token_to_id(t) is not None,  # type: ignore[attr-defined]
+                                 None if padding is None else padding.pad_token)
+
+    bos_token = _role_token("bos_token")
+    eos_token = _role_token("eos_token")
+    unk_token = _role_token("unk_token")
+    sep_token = _role_token("sep_token")
+    pad_token = _role_token("pad_token")
+    cls_token = _role_token("cls_token")
+    mask_token = _role_token("mask_token")
+    bos_token_id = _role_id("bos_token")
+    eos_token_id = _role_id("eos_token")
+    unk_token_id = _role_id("unk_token")
+    sep_token_id = _role_id("sep_token")
+    pad_token_id = _role_id("pad_token")
+    cls_token_id = _role_id("cls_token")
+    mask_token_id = _role_id("mask_token")
+
+    @property
+    def pad_token_type_id(self) -> int:
+        """The type id of padding (``enable_padding``'s, else 0)."""
+        padding = self.padding_params  # type: ignore[attr-defined]
+        return 0 if padding is None else padding.pad_type_id
+
+    @property
+    def all_special_tokens(self) -> list[str]:
+        """The tokens of ``special_tokens_map``, each once, in transformers' order."""
+        return list(dict.fromkeys(self.special_tokens_map[k] for k in SPECIAL_TOKEN_NAMES
+                                  if k in self.special_tokens_map))
+
+    @property
+    def all_special_ids(self) -> list[int]:
+        """The ids of ``all_special_tokens``."""
+        return [self.convert_tokens_to_ids(t) for t in self.all_special_tokens]
+
+    # ------------------------------------------------------------ ids and tokens
+
+    def convert_tokens_to_ids(self, tokens: str | Iterable[str]):
+        """Id of a token (or ids of tokens); unknown tokens give the unknown token's id."""
+        if isinstance(tokens, str):
+            return self._id_or_unk(tokens)
+        return [self._id_or_unk(t) for t in tokens]
+
+    def _id_or_unk(self, token: str) -> int | None:
+        id_ = self.token_to_id(token)  # type: ignore[attr-defined]
+        if id_ is not None:
+            return id_
+        unk = self.special_tokens_map.get("unk_token")
+        return None if unk is None else self.token_to_id(unk)  # type: ignore[attr-defined]
+
+    def convert_ids_to_tokens(self, ids, skip_special_tokens: bool = False):
+        """Token of an id (or tokens of ids); ``skip_special_tokens`` drops special ones."""
+        if isinstance(ids, int) or (hasattr(ids, "ndim") and ids.ndim == 0):
+            return self.id_to_token(int(ids))  # type: ignore[attr-defined]
+        special = set(self.all_special_ids) if skip_special_tokens else set()
+        return [self.id_to_token(i) for i in map(int, _as_list(ids))  # type: ignore[attr-defined]
+                if i not in special]
+
+    def batch_decode(self, sequences, skip_special_tokens: bool = False) -> list[str]:
+        """Decode each row (lists, a numpy array or a tensor), keeping special tokens by default.
+
+        transformers' default; ``decode`` keeps HF ``tokenizers``' (skip them).
+        """
+        return [self.decode(_as_list(ids), skip_special_tokens)  # type: ignore[attr-defined]
+                for ids in _as_list(sequences)]
+
+    # ------------------------------------------------------------ padding model inputs
+
+    def pad(self, encoded_inputs, padding=True, max_length: int | None = None,
+            pad_to_multiple_of: int | None = None, padding_side: str | None = None,
+            return_attention_mask: bool | None = None,
+            return_tensors: str | None = None) -> BatchEncoding:
+        """Pad already-encoded inputs (a dict of rows, a list of dicts, or one row) as transformers.
+
+        ``input_ids`` get the pad id, ``token_type_ids`` the pad type id,
+        ``special_tokens_mask`` 1, ``attention_mask`` 0 (made when missing); other keys
+        are left as they are.
+        """
+        pad_id = self.pad_token_id
+        return pad_inputs(encoded_inputs, padding=padding,
+                          max_length=max_length if max_length is not None
+                          else self.model_max_length,
+                          pad_to_multiple_of=pad_to_multiple_of,
+                          side=padding_side or self.padding_side, pad_id=pad_id,
+                          pad_type_id=self.pad_token_type_id,
+                          return_attention_mask=return_attention_mask is not False,
+                          return_tensors=return_tensors)
+
+    # ------------------------------------------------------------ files
+
+    @classmethod
+    def from_pretrained(cls, directory: str | os.PathLike):
+        """Load a directory ``save_pretrained`` (or ``save``) wrote, no network.
+
+        ``tokenizer.json`` (with ``tokenizer_config.json`` beside it) is read as is; a
+        slow-only save (``vocab.txt`` + ``tokenizer_config.json``) builds the
+        ``huggingface`` flavor with the config's ``do_lower_case``, ``strip_accents``,
+        ``tokenize_chinese_chars`` and unknown token, as transformers converts it.
+        """
+        directory = os.fspath(directory)
+        if os.path.isfile(os.path.join(directory, TOKENIZER_JSON)):
+            return cls.from_file(os.path.join(directory, TOKENIZER_JSON))  # type: ignore[attr-defined]
+        vocab = os.path.join(directory, VOCAB_TXT)
+        read = read_config(directory)
+        if read is None or not os.path.isfile(vocab):
+            raise FormatError(f"{directory}: neither {TOKENIZER_JSON} nor {VOCAB_TXT} with "
+                              f"{TOKENIZER_CONFIG_JSON}: not a saved tokenizer")
+        config, raw = read
+        tok = cls.from_vocab(vocab, flavor="huggingface", **slow_options(raw, config))  # type: ignore[attr-defined]
+        tok._transformers = config
+        return tok
+
+    def save_pretrained(self, directory: str | os.PathLike) -> tuple[str, ...]:
+        """``save(directory)``; returns the files written, as transformers does."""
+        self.save(directory)  # type: ignore[attr-defined]
+        names = tokenizer_files(self.to_parts())  # type: ignore[attr-defined]
+        return tuple(os.path.join(os.fspath(directory), n) for n in names)
