@@ -113,13 +113,22 @@ def test_new_output_gets_the_umask_default(tmp_path, vocab, plain, umask, fmt, n
     assert [mode(tmp_path / n) for n in names] == [0o640] * len(names)
 
 
-def test_missing_output_directory_is_named(tmp_path, vocab, plain):
-    """An output in a directory that does not exist is one line naming it, for npy too."""
+def test_missing_output_folders_are_created(tmp_path, vocab, plain):
+    """An output in folders that do not exist yet creates them (as mkdir -p), npy too."""
     for name in ("out.ids", "out.npy"):
         fmt = "npy" if name.endswith(".npy") else "ids"
-        message = fails("encode", "-t", vocab, plain, "--format", fmt,
-                        "-o", tmp_path / "nope" / name)
-        assert f"nope/{name}: the directory" in message and "does not exist" in message
+        target = tmp_path / "new" / fmt / name
+        ok("encode", "-t", vocab, plain, "--format", fmt, "-o", target)
+        assert target.stat().st_size > 0
+
+
+def test_a_file_in_the_way_of_the_output_folder_is_named(tmp_path, vocab, plain):
+    """When the output's folder cannot be made, the error names the output, not a temporary."""
+    (tmp_path / "taken").write_text("a file\n")
+    for command in (["encode", "-t", vocab, plain], ["count", plain]):
+        message = fails(*command, "-o", tmp_path / "taken" / "out.txt")
+        assert f"{tmp_path / 'taken' / 'out.txt'}: cannot create its folder" in message
+        assert ".tmp" not in message
 
 
 @posix_only

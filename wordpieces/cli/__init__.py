@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 
-from ..errors import MissingDependencyError, WordpiecesError
+from ..errors import MissingDependencyError, WordpiecesError, describe_error
 from .common import CLIError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = (
@@ -47,6 +47,11 @@ def _global_options() -> argparse.ArgumentParser:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``wordpieces`` parser with every subcommand registered."""
+    return build_parsers()[0]
+
+
+def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``wordpieces`` parser and each subcommand's own parser, by name."""
     from . import corpus, demo, encode, serve, tools
 
     common = _global_options()
@@ -57,7 +62,24 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (demo, corpus, encode, tools, serve):
         module.register(sub, [common])
-    return parser
+    return parser, dict(sub.choices)
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    """Parse ``argv``; an unknown option is reported with its subcommand's usage.
+
+    argparse's subparsers hand the arguments they do not know back to the top-level
+    parser, which would print the top-level usage: the user needs the subcommand's.
+    """
+    parser, commands = build_parsers()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        where = commands.get(args.command, parser)
+        where.error(f"unrecognized arguments: {' '.join(unknown)}")  # exits with status 2
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+    return args
 
 
 def _version() -> str:
@@ -70,14 +92,10 @@ def _version() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(argv)  # --help, --version and usage errors exit here (SystemExit)
     for name, default in (("quiet", False), ("progress", "auto"), ("debug", False)):
         if not hasattr(args, name):
             setattr(args, name, default)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
     _exit_cleanly_on_sigterm()
     try:
         return args.func(args) or EXIT_OK
@@ -110,15 +128,18 @@ def _fail(args: argparse.Namespace, error: BaseException) -> int:
         _say(f"{prog}: interrupted")
         return EXIT_INTERRUPTED
     if isinstance(error, (CLIError, WordpiecesError, MissingDependencyError)):
-        _say(f"{prog}: error: {error}")
+        _say(f"{prog}: error: {describe_error(error)}")
         return EXIT_USAGE
     if isinstance(error, OSError):
         _say(f"{prog}: error: {_os_message(error)}")
         return EXIT_USAGE
     if isinstance(error, ValueError):
-        _say(f"{prog}: error: {error}")
+        _say(f"{prog}: error: {describe_error(error)}")
         return EXIT_USAGE
-    _say(f"{prog}: internal error: {type(error).__name__}: {error} "
+    if isinstance(error, MemoryError):  # never an empty message (errors.describe_error)
+        _say(f"{prog}: error: {describe_error(error)}")
+        return EXIT_USAGE
+    _say(f"{prog}: internal error: {type(error).__name__}: {describe_error(error)} "
          f"(run again with --debug for the traceback)")
     return EXIT_INTERNAL
 

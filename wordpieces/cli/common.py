@@ -6,7 +6,8 @@ outputs that appear only when complete (``atomic_output``), so an interrupted ru
 leaves a truncated file that looks finished.
 
 Not handled here: the subcommands themselves; reading lines (``formats.lines``, which
-names the file and line of bad UTF-8 itself); the atomic writing itself
+names the file and line of bad UTF-8 itself) and finding input files
+(``learn.sources``); the atomic writing itself
 (``formats.atomic``); progress display (``wordpieces.learn.progress``).
 """
 
@@ -33,8 +34,22 @@ class CLIError(WordpiecesError):
 # ---------------------------------------------------------------- reading input
 
 
+def input_files(inputs: list[str]) -> list[str]:
+    """Resolve the inputs as every reader does (``learn.sources``): files, globs, dirs, URLs.
+
+    No input means stdin (``["-"]``); a missing file, an unmatched glob or an empty
+    directory is a ``CLIError`` naming it, before any work starts.
+    """
+    from ..learn.sources import resolve_paths
+
+    try:
+        return resolve_paths(inputs or ["-"])
+    except FileNotFoundError as e:
+        raise CLIError(str(e)) from None
+
+
 def input_size(paths: list[str]) -> int | None:
-    """Total size in bytes of the inputs, or None when one is a pipe or stdin."""
+    """Total size in bytes of resolved inputs, or None when one is stdin, a pipe or a URL."""
     total = 0
     for path in paths or ["-"]:
         if path == "-" or not os.path.isfile(path):
@@ -43,18 +58,37 @@ def input_size(paths: list[str]) -> int | None:
     return total
 
 
-def check_inputs(paths: list[str]) -> None:
-    """Fail early, naming the file, when an input is missing or is a directory."""
-    for path in paths:
-        if path == "-":
-            continue
-        if not os.path.exists(path):
-            raise CLIError(f"{path}: no such file")
-        if os.path.isdir(path):
-            raise CLIError(f"{path}: is a directory, expected a text file")
-
-
 # ---------------------------------------------------------------- writing output
+
+
+def prepare_output(path: str) -> None:
+    """Create the folders ``path`` goes into, as ``mkdir -p`` would; errors name ``path``."""
+    parent = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(parent, exist_ok=True)
+    except OSError as e:
+        raise CLIError(f"{path}: cannot create its folder {parent}: "
+                       f"{e.strerror or e}") from None
+
+
+def check_output_parent(path: str) -> None:
+    """Make sure the folder ``path`` goes into exists (the sinks' name for ``prepare_output``)."""
+    prepare_output(path)
+
+
+@contextlib.contextmanager
+def naming_output(path: str):
+    """Report an error writing ``path`` under its own name, not a temporary file's.
+
+    Saves write a temporary file beside the target and rename it (``formats.atomic``);
+    the user asked for ``path``, so that is the name an error should carry.
+    """
+    try:
+        yield
+    except OSError as e:
+        if e.filename in (None, path) or isinstance(e, (BrokenPipeError, InterruptedError)):
+            raise
+        raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
 
 
 @contextlib.contextmanager
@@ -62,29 +96,24 @@ def atomic_output(path: str | None, *, binary: bool = False):
     """Yield a file that replaces ``path`` only when the block finishes without error.
 
     ``None`` or '-' is stdout (not atomic, by nature); any other path is written through
-    ``formats.atomic.AtomicFile`` (temporary beside it, removed on error).
+    ``formats.atomic.AtomicFile`` (temporary beside it, removed on error), its missing
+    parent folders created first.
     """
     if path in (None, "-"):
         stream = sys.stdout.buffer if binary else sys.stdout
         yield stream
         stream.flush()
         return
-    check_output_parent(path)
-    with AtomicFile(path, binary=binary) as f:
+    prepare_output(path)
+    with naming_output(path), AtomicFile(path, binary=binary) as f:
         yield f
 
 
-def check_output_parent(path: str) -> None:
-    """Fail naming ``path`` when the directory it would be written into is missing."""
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise CLIError(f"{path}: the directory {directory} does not exist")
-
-
 def check_output_dir(path: str) -> None:
-    """Make sure ``path`` can be a directory to write into."""
+    """Make sure ``path`` can be a directory to write into (its parents are created)."""
     if os.path.exists(path) and not os.path.isdir(path):
         raise CLIError(f"{path}: exists and is not a directory")
+    prepare_output(path)
 
 
 # ---------------------------------------------------------------- option parsing
@@ -125,11 +154,13 @@ def given(args: argparse.Namespace, names: list[str]) -> dict:
 
 
 def shared_dir() -> str | None:
-    """Where the project's shared data lives: ``$WORDPIECES_SHARED`` or ``../shared``."""
+    """Where the project's shared data lives: ``$WORDPIECES_SHARED``, else ``../shared``.
+
+    ``../shared`` is taken relative to the working directory (a checkout's root, as the
+    README's commands run), not to the installed package, which may live anywhere.
+    """
     env = os.environ.get(SHARED_ENV)
     if env:
         return env if os.path.isdir(env) else None
-    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
-        __file__))))
-    candidate = os.path.join(os.path.dirname(package_parent), "shared")
+    candidate = os.path.abspath(os.path.join(os.pardir, "shared"))
     return candidate if os.path.isdir(candidate) else None

@@ -13,7 +13,17 @@ from __future__ import annotations
 
 import argparse
 
-from .common import CLIError, check_output_dir, given, non_negative_int, positive_int, token_list
+from .common import (
+    CLIError,
+    check_output_dir,
+    given,
+    input_files,
+    naming_output,
+    non_negative_int,
+    positive_int,
+    prepare_output,
+    token_list,
+)
 from .loading import NORMALIZER_OPTIONS, add_normalizer_options
 from .progress import make_progress, progress_mode
 
@@ -95,7 +105,8 @@ def _register_count(sub, parents) -> None:
                             description="Count words as the tokenizer will see them "
                                         "(normalized and pre-tokenized).")
     parser.add_argument("corpus", nargs="+", metavar="CORPUS",
-                        help="files, globs, directories, URLs, or '-' for stdin")
+                        help="files, globs, directories, URLs (.gz/.bz2/.xz too), or '-' "
+                             "for stdin")
     parser.add_argument("-o", "--output", required=True, metavar="OUT.tsv")
     add_normalizer_options(parser, title="how text is split into words")
     _add_engine_options(parser)
@@ -109,7 +120,8 @@ def _register_train(sub, parents) -> None:
                             description="Learn a WordPiece (or word-level) vocabulary from "
                                         "a corpus or from word counts.")
     parser.add_argument("corpus", nargs="*", metavar="CORPUS",
-                        help="files, globs, directories, URLs, or '-' for stdin")
+                        help="files, globs, directories, URLs (.gz/.bz2/.xz too), or '-' "
+                             "for stdin")
     parser.add_argument("--counts", metavar="FILE", help="learn from counts made by 'count'")
     parser.add_argument("--ignore-fingerprint", action="store_true",
                         help="use --counts made with other normalization options anyway")
@@ -177,11 +189,14 @@ def run_count(args: argparse.Namespace) -> int:
     from ..learn.counting import count_words
 
     normalizer, pre_tokenizer = pipeline_from(args)
+    paths = input_files(args.corpus)
+    prepare_output(args.output)
     progress = make_progress(args, "count")
     with progress:
-        counts = count_words(args.corpus, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
+        counts = count_words(paths, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
                              progress=progress.callback, **_engine_options(args))
-        counts.save(args.output)
+        with naming_output(args.output):
+            counts.save(args.output)
     progress.summary(f"counted {counts.total():,} words, {len(counts):,} distinct "
                      f"-> {args.output}")
     return 0
@@ -192,7 +207,9 @@ def run_merge(args: argparse.Namespace) -> int:
 
     parts = [WordCounts.load(path) for path in args.inputs]
     merged = parts[0].merge(*parts[1:], ignore_fingerprint=args.ignore_fingerprint)
-    merged.save(args.output)
+    prepare_output(args.output)
+    with naming_output(args.output):
+        merged.save(args.output)
     progress = make_progress(args, "merge-counts")
     progress.summary(f"merged {len(parts)} files: {merged.total():,} words, "
                      f"{len(merged):,} distinct -> {args.output}")
@@ -206,7 +223,9 @@ def run_train(args: argparse.Namespace) -> int:
     from ..learn.training import train
 
     source = _train_source(args)
-    if not args.output.endswith(".json"):
+    if args.output.endswith(".json"):
+        prepare_output(args.output)
+    else:
         check_output_dir(args.output)
     options = {**given(args, NORMALIZER_OPTIONS + ["unk_token", "reserved_tokens",
                                                   "special_tokens"]),
@@ -216,7 +235,8 @@ def run_train(args: argparse.Namespace) -> int:
     tok = train(source, algorithm=args.algorithm, vocab_size=args.vocab_size,
                 progress=progress_mode(args), ignore_fingerprint=args.ignore_fingerprint,
                 **options)
-    tok.save(args.output)
+    with naming_output(args.output):
+        tok.save(args.output)
     make_progress(args, "train").summary(
         f"learned {tok.vocab_size:,} tokens ({args.algorithm}) -> {args.output}")
     return 0
@@ -232,7 +252,7 @@ def _train_source(args: argparse.Namespace):
     if not args.corpus:
         raise CLIError("nothing to learn from: give CORPUS files (or '-' for stdin) or "
                        "--counts FILE")
-    return args.corpus
+    return input_files(args.corpus)
 
 
 def _learner_options(args: argparse.Namespace) -> dict:

@@ -9,6 +9,8 @@ directory without a manifest is an unfinished run. Workers read the inputs and w
 the shards themselves, so both must be on storage the workers see (a shared file
 system).
 
+Inputs are resolved as everywhere (``learn.sources``): globs, directories and URLs work.
+
 Not handled here: stdin (nothing to distribute), resuming a run (a rerun rewrites every
 shard), object-store outputs.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from ..errors import require
 from ..learn.dask_engine import connect
@@ -35,8 +38,7 @@ def plan_shards(paths: list[str], output_dir: str, fmt: str,
     """One task per file, or per block of a file (compressed files stay whole)."""
     tasks = []
     for number, path in enumerate(paths):
-        size = os.path.getsize(path)
-        blocks = file_blocks(path, blocksize or max(size, 1))
+        blocks = file_blocks(path, blocksize or sys.maxsize)  # default: one block a file
         stem = os.path.splitext(os.path.basename(path))[0]
         for part, block in enumerate(blocks):
             suffix = f"-{part:04d}" if len(blocks) > 1 else ""
@@ -62,10 +64,10 @@ def encode_shard(tok, task: dict, fmt: str, add_special_tokens: bool) -> dict:
             "start": block.start, "end": end, "lines": lines, "tokens": tokens}
 
 
-def run_distributed_encode(args, tok) -> int:
-    """Encode ``args.inputs`` on the cluster into shards plus a manifest under ``-o``."""
+def run_distributed_encode(args, tok, paths: list[str]) -> int:
+    """Encode ``paths`` (the resolved inputs) on the cluster into shards and a manifest."""
     distributed = require("distributed", "dask")
-    paths = _check(args)
+    _check(args, paths)
     os.makedirs(args.output, exist_ok=True)
     tasks = plan_shards(paths, args.output, args.format, args.blocksize)
     progress = make_progress(args, "encode", total=sum(t["block"].size for t in tasks))
@@ -82,13 +84,12 @@ def run_distributed_encode(args, tok) -> int:
     return 0
 
 
-def _check(args) -> list[str]:
+def _check(args, paths: list[str]) -> None:
     if not args.output or args.output == "-":
         raise CLIError("--engine dask needs -o DIR (one shard per input file or block)")
-    if not args.inputs or "-" in args.inputs:
+    if "-" in paths:
         raise CLIError("--engine dask encodes files; stdin cannot be distributed")
     check_output_dir(args.output)
-    return list(args.inputs)
 
 
 def _gather(distributed, futures: dict, tasks: list[dict], progress) -> list[dict]:

@@ -21,8 +21,9 @@ from .common import (
     BATCH_LINES,
     CLIError,
     atomic_output,
-    check_inputs,
+    input_files,
     input_size,
+    naming_output,
     positive_int,
 )
 from .distributed import run_distributed_encode
@@ -95,8 +96,9 @@ def _register_encode(sub, parents) -> None:
                             help="tokenize text into ids, tokens, jsonl or npy",
                             description="Tokenize each input line into one output sequence.")
     add_tokenizer_option(parser)
-    parser.add_argument("inputs", nargs="*", metavar="FILE",
-                        help="text files, one sequence a line (default or '-': stdin)")
+    parser.add_argument("inputs", nargs="*", metavar="INPUT",
+                        help="text files, globs, directories, URLs (.gz/.bz2/.xz too), one "
+                             "sequence a line (default or '-': stdin)")
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="output file (default: stdout; required for npy; a directory "
                              "with --engine dask)")
@@ -126,18 +128,17 @@ def _register_encode(sub, parents) -> None:
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    check_inputs(args.inputs)
+    paths = input_files(args.inputs)
     tok = prepare_tokenizer(args)
     if args.engine == "dask":
-        return run_distributed_encode(args, tok)
+        return run_distributed_encode(args, tok, paths)
     if args.format == "npy" and args.output in (None, "-"):
         raise CLIError("--format npy needs -o FILE.npy (a .npy array cannot go to a pipe)")
-    reader = LineReader(args.inputs)
-    progress = make_progress(args, "encode", total=input_size(args.inputs), unit="bytes")
-    sink = NpySink(args.output, tok.vocab_size) if args.format == "npy" else None
+    reader = LineReader(paths)
+    progress = make_progress(args, "encode", total=input_size(paths), unit="bytes")
     with progress:
-        if sink is not None:
-            with sink:
+        if args.format == "npy":
+            with naming_output(args.output), NpySink(args.output, tok.vocab_size) as sink:
                 totals = encode_lines(tok, reader, sink, args, progress)
         else:
             with atomic_output(args.output) as out:
@@ -166,23 +167,23 @@ def encode_lines(tok, reader: LineReader, sink, args, progress) -> tuple[int, in
     return encode_batches(tok, (text for _, _, text in reader), sink,
                           add_special_tokens=args.add_special_tokens,
                           num_threads=args.num_threads,
-                          batch_lines=1 if _interactive(args.inputs) else BATCH_LINES,
+                          batch_lines=1 if _interactive(reader.paths) else BATCH_LINES,
                           after_batch=report)
 
 
 def _interactive(paths: list[str]) -> bool:
     """Reading a terminal: answer line by line instead of waiting for a full batch."""
-    return (not paths or paths == ["-"]) and sys.stdin.isatty()
+    return paths == ["-"] and sys.stdin.isatty()
 
 
 # ---------------------------------------------------------------- decode / detokenize
 
 
 def run_decode(args: argparse.Namespace) -> int:
-    check_inputs(args.inputs)
+    paths = input_files(args.inputs)
     tok = load_tokenizer(args)
-    reader = LineReader(args.inputs)
-    progress = make_progress(args, args.command, total=input_size(args.inputs), unit="bytes")
+    reader = LineReader(paths)
+    progress = make_progress(args, args.command, total=input_size(paths), unit="bytes")
     size, lines = tok.vocab_size, 0
     with progress, atomic_output(args.output) as out:
         for source, number, text in reader:
@@ -206,12 +207,11 @@ def parse_ids(text: str, source: str, number: int, vocab_size: int) -> list[int]
     """Parse one line of space-separated ids, naming the line and value at fault."""
     ids = []
     for field in text.split():
-        try:
-            value = int(field)
-        except ValueError:
-            raise CLIError(f"{source}:{number}: {field!r} is not an integer id") from None
+        if not (field.isascii() and field.isdigit()):  # int() takes "+1", "7_592", "٣"
+            raise CLIError(f"{source}:{number}: {field!r} is not an integer id (digits 0-9)")
+        value = int(field) if len(field) <= 20 else vocab_size  # 20+ digits: out of range
         if not 0 <= value < vocab_size:
-            raise CLIError(f"{source}:{number}: id {value} is out of range (the vocabulary "
+            raise CLIError(f"{source}:{number}: id {field[:30]} is out of range (the vocabulary "
                            f"has ids 0..{vocab_size - 1})")
         ids.append(value)
     return ids

@@ -18,7 +18,15 @@ import sys
 
 from ..errors import require
 from ..formats.lines import LineReader
-from .common import BATCH_LINES, CLIError, check_inputs, input_size, positive_int
+from .common import (
+    BATCH_LINES,
+    CLIError,
+    input_files,
+    input_size,
+    naming_output,
+    positive_int,
+    prepare_output,
+)
 from .loading import add_tokenizer_option, load_artifact, load_tokenizer
 from .progress import make_progress
 
@@ -90,8 +98,9 @@ def _register_inspect(sub, parents) -> None:
     parser = _parser(sub, parents, "inspect", "vocabulary facts and, on a corpus, how it "
                      "tokenizes", INSPECT_EXAMPLES)
     add_tokenizer_option(parser)
-    parser.add_argument("--corpus", nargs="+", metavar="FILE", default=[],
-                        help="text files to tokenize ('-' for stdin)")
+    parser.add_argument("--corpus", nargs="+", metavar="INPUT", default=[],
+                        help="text to tokenize: files, globs, directories, URLs "
+                             "(.gz/.bz2/.xz too) or '-' for stdin")
     parser.add_argument("--max-length", type=positive_int, default=512, metavar="N",
                         help="sequence limit to measure truncation against (default: 512)")
     parser.add_argument("--plot", metavar="OUT.png", help="draw the statistics as a PNG")
@@ -151,7 +160,7 @@ def trace_json(trace) -> dict:
 def run_inspect(args: argparse.Namespace) -> int:
     from ..tools.inspect_vocab import CorpusStats, plot_stats, vocab_facts
 
-    check_inputs(args.corpus)
+    paths = input_files(args.corpus) if args.corpus else []
     if args.plot:
         require("matplotlib", "plot")  # fail before the corpus is read, not after
     tok = load_tokenizer(args)
@@ -159,10 +168,12 @@ def run_inspect(args: argparse.Namespace) -> int:
     corpus = None
     if args.corpus:
         stats = CorpusStats(tok, max_length=args.max_length)
-        _feed(stats, args)
+        _feed(stats, paths, args)
         corpus = stats.report()
     if args.plot:
-        plot_stats(facts, corpus, args.plot)
+        prepare_output(args.plot)
+        with naming_output(args.plot):
+            plot_stats(facts, corpus, args.plot)
     if args.json:
         print(json.dumps({"vocab": facts, "corpus": corpus}, ensure_ascii=False, indent=1))
     else:
@@ -170,10 +181,10 @@ def run_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
-def _feed(stats, args: argparse.Namespace) -> None:
-    reader = LineReader(args.corpus)
+def _feed(stats, paths: list[str], args: argparse.Namespace) -> None:
+    reader = LineReader(paths)
     rows = iter(reader)
-    with make_progress(args, "inspect", total=input_size(args.corpus)) as progress:
+    with make_progress(args, "inspect", total=input_size(paths)) as progress:
         while True:
             batch = [text for _, _, text in itertools.islice(rows, BATCH_LINES)]
             if not batch:
@@ -236,12 +247,14 @@ def _format_corpus(c: dict) -> list[str]:
 
 def run_export(args: argparse.Namespace) -> int:
     artifact = _export_artifact(args)
-    if args.format == "hf":
-        notes = _hf_notes(artifact)
-        artifact.save(args.output)
-    else:
-        from ..formats.export_tf import export_tensorflow
-        notes = export_tensorflow(artifact, args.output, warn=False)
+    prepare_output(args.output)
+    with naming_output(args.output):
+        if args.format == "hf":
+            notes = _hf_notes(artifact)
+            artifact.save(args.output)
+        else:
+            from ..formats.export_tf import export_tensorflow
+            notes = export_tensorflow(artifact, args.output, warn=False)
     if not args.quiet:
         for note in notes:
             print(f"wordpieces export: warning: {note}", file=sys.stderr)

@@ -5,7 +5,7 @@ distributed ``encode`` all read their input here, so a file reads the same every
 
 - ``"-"`` is standard input (read as bytes, named ``<stdin>`` in errors);
 - ``.gz``, ``.bz2`` and ``.xz`` files are decompressed; ``scheme://`` URLs are opened
-  with ``fsspec`` (an optional dependency);
+  with ``fsspec`` (an optional dependency: ``fsspec_module`` explains how to get it);
 - a UTF-8 byte-order mark at the start of the file is dropped;
 - only ``\n`` ends a line, and a ``\r`` just before it goes with it; a lone ``\r``, a
   form feed or U+2028 stays inside its line, and so does the ``\r`` of a last line
@@ -19,8 +19,9 @@ The file is read in chunks of about ``READ_SIZE`` bytes that end on a line bound
 are decoded at once (fast), but a chunk never waits for more input than one line, so a
 pipe is answered line by line as it arrives.
 
-Not handled here: encodings other than UTF-8; finding files (globs, directories: see
-``learn.sources``); byte ranges of compressed files or of standard input (read whole).
+Not handled here: encodings other than UTF-8; finding files (globs, directories, URL
+patterns: ``learn.sources.resolve_paths``, which every reader calls first); byte ranges
+of compressed files or of standard input (read whole).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import os
 import sys
 from collections.abc import Iterator
 
-from ..errors import FormatError, require
+from ..errors import FormatError, MissingDependencyError
 
 STDIN = "-"
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
@@ -41,6 +42,22 @@ BOM = b"\xef\xbb\xbf"
 def compression_of(path: str) -> str | None:
     """The compression a file name says (``"gzip"``, ``"bz2"``, ``"xz"``), else None."""
     return COMPRESSIONS.get(os.path.splitext(path)[1].lower())
+
+
+def fsspec_module(url: str):
+    """Import ``fsspec`` to read ``url``, or say which package to install.
+
+    Each storage needs its own package besides (``s3fs`` for ``s3://``, ``gcsfs`` for
+    ``gs://``); fsspec names it itself when one is missing.
+    """
+    try:
+        import fsspec
+    except ImportError:
+        raise MissingDependencyError(
+            f"{url}: reading URLs needs the optional dependency 'fsspec': "
+            "pip install 'wordpieces[fsspec]' (plus the storage's own package, e.g. s3fs "
+            "for s3://)") from None
+    return fsspec
 
 
 def display_name(path: str) -> str:
@@ -149,7 +166,7 @@ def _open(path: str, compression: str | None):
         yield sys.stdin.buffer, None
         return
     if "://" in path:
-        fsspec = require("fsspec", "dask")
+        fsspec = fsspec_module(path)
         with fsspec.open(path, "rb", compression=compression) as stream:
             yield stream, None
         return

@@ -23,16 +23,20 @@ bars; output written to the same terminal while a line is drawn (it gets overdra
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import ParamSpec, Protocol, TypeVar
 
 MODES = ("auto", "bar", "jsonl", "none")
+P = ParamSpec("P")
+R = TypeVar("R")
 BYTE_UNITS = ("B", "bytes")
 RATE_WINDOW = 10.0  # seconds of history behind a rate: recent enough to follow changes
 RATE_MIN_SPAN = 0.5  # a rate over less time is mostly noise (first batch, start-up)
@@ -386,11 +390,22 @@ def _isatty(stream) -> bool:
 # ---------------------------------------------------------------- construction
 
 
-def make_reporter(progress="auto", *, stream=None, stage: str = "progress",
-                  total: int | None = None, unit: str = "bytes") -> Progress:
-    """Return a ``Progress`` for a mode name, or wrap a callable as one.
+# What every ``progress=`` of the package takes (``count_words``, ``train``, the learners;
+# the command line's ``--progress`` takes the mode names): see ``make_reporter``.
+ProgressOption = str | bool | None | ProgressCallback
 
-    ``None``/``False`` mean ``"none"``; ``True`` means ``"bar"``.
+
+def make_reporter(progress: ProgressOption = "auto", *, stream=None,
+                  stage: str = "progress", total: int | None = None,
+                  unit: str = "bytes") -> Progress:
+    """Return a ``Progress`` for any ``progress=`` value: the one place they are read.
+
+    A mode name (``"auto"``, ``"bar"``, ``"jsonl"``, ``"none"``); ``None``/``False`` mean
+    ``"none"``, ``True`` means ``"bar"``; a callable (``ProgressCallback``, e.g. another
+    ``Progress``) gets every event. Anything else is a ``ValueError`` naming the choices.
+
+    >>> make_reporter(None).mode, make_reporter(True).mode
+    ('none', 'bar')
     """
     if progress is None or progress is False:
         progress = "none"
@@ -398,7 +413,29 @@ def make_reporter(progress="auto", *, stream=None, stage: str = "progress",
         progress = "bar"
     if callable(progress) and not isinstance(progress, str):
         return _Forward(progress)
+    if not isinstance(progress, str):
+        raise ValueError(f"progress={progress!r}: expected one of {', '.join(MODES)}, "
+                         "None, a bool or a callable taking (event, **fields)")
     return Progress(progress, stream=stream, stage=stage, total=total, unit=unit)
+
+
+def accepts_progress(function: Callable[P, R]) -> Callable[P, R]:
+    """Let ``function``'s keyword ``progress=`` take every ``make_reporter`` value.
+
+    The wrapped function keeps its simple contract (``progress`` is ``None`` or a
+    callable); a mode name or a bool becomes a reporter that is closed when it returns,
+    so a learner called on its own shows the same bar or JSON lines as ``train``.
+    """
+    @functools.wraps(function)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        progress = kwargs.get("progress")
+        if progress is None or (callable(progress) and not isinstance(progress, str)):
+            return function(*args, **kwargs)
+        with make_reporter(progress) as reporter:  # type: ignore[arg-type]
+            kwargs["progress"] = reporter
+            return function(*args, **kwargs)
+
+    return wrapper
 
 
 class _Forward(Progress):

@@ -1,14 +1,24 @@
-"""Turn a counting source into units of work, and read a unit back as lines of text.
+"""Turn any text source into units of work, and read a unit back as lines of text.
 
-A source is a path, a glob, a directory (every file under it), ``"-"`` (stdin), an
-fsspec URL (``s3://…``, ``gs://…``, needs ``fsspec``), a list or tuple of those, or any
-other iterable of texts. Files may be ``.gz``, ``.bz2`` or ``.xz``. A plain file is cut
-into byte ranges (``Block``) that any process can read on its own: a line belongs to the
-block in which it starts, so blocks never split or repeat a line. Compressed files and
-stdin are read from the start, one block each.
+The one vocabulary of inputs: every place that reads text (``count_words``, ``train``,
+``bert_vocab_from_dataset``, the command line's ``count``, ``train``, ``encode`` and
+``inspect``) resolves its source here. A source is
+
+- a path, a glob (``**`` recursive), a directory (every non-hidden file under it, sorted),
+  ``"-"`` (stdin) or an fsspec URL (``s3://…``, ``gs://…``, ``file://…``; needs
+  ``fsspec``, a friendly error otherwise), or a list or tuple of those; files may be
+  ``.gz``, ``.bz2`` or ``.xz``;
+- any other iterable of texts (``str`` or UTF-8 ``bytes``), or of batches of texts
+  (lists, tuples, numpy arrays, tensors with ``.numpy()``), as TF Text's
+  ``bert_vocab_from_dataset`` takes; a list or tuple whose items are all batches is one.
+
+A plain file is cut into byte ranges (``Block``) that any process can read on its own: a
+line belongs to the block in which it starts, so blocks never split or repeat a line.
+Compressed files and stdin are read from the start, one block each.
 
 Not handled here: what is done with the lines (``count_tasks``); how a file is read as
-lines (BOM, line ends, compression, bad UTF-8: ``formats.lines``).
+lines (BOM, line ends, compression, bad UTF-8: ``formats.lines``); a list of plain
+strings meant as texts (a list holds paths: pass ``iter(texts)``).
 """
 
 from __future__ import annotations
@@ -18,8 +28,10 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from ..errors import require
-from ..formats.lines import STDIN, TextLines, compression_of
+from ..errors import FormatError
+from ..formats.lines import STDIN, TextLines, compression_of, fsspec_module
+
+NOT_A_PATH_HINT = "to read texts rather than files, pass an iterator: iter(texts)"
 
 
 @dataclass(frozen=True)
@@ -38,28 +50,72 @@ class Block:
 
 
 class TextStream:
-    """An iterable of texts (or stdin) read by the caller's process, not by workers."""
+    """An iterable of texts or of batches of texts, read by the caller's process.
+
+    Iterating yields the texts one by one, batches flattened in order; an item that is
+    neither a text nor a batch raises ``TypeError`` naming its position.
+    """
 
     def __init__(self, texts: Iterable, *, name: str = "texts"):
         self.texts = texts
         self.name = name
 
     def __iter__(self) -> Iterator[str]:
-        for index, text in enumerate(self.texts):
-            if isinstance(text, bytes):
-                text = text.decode("utf-8")
-            elif not isinstance(text, str):
-                raise TypeError(f"{self.name} item {index} is a {type(text).__name__}, "
-                                "not a str")
-            yield text
+        for index, item in enumerate(self.texts):
+            if isinstance(item, str):
+                yield item
+            elif isinstance(item, bytes):
+                yield _decoded(item, f"{self.name} item {index}")
+            else:
+                for position, text in enumerate(_batch_items(item, self.name, index)):
+                    yield _batch_text(text, f"{self.name} item {index}, text {position}")
+
+
+def is_batch(item) -> bool:
+    """Tell whether ``item`` is a batch of texts: a list, tuple, array or tensor."""
+    return isinstance(item, (list, tuple)) or hasattr(item, "ravel") or hasattr(item, "numpy")
+
+
+def _batch_items(item, name: str, index: int) -> Iterable:
+    """The texts of one batch (a tensor or array of any shape is flattened)."""
+    if hasattr(item, "numpy"):  # a TensorFlow or PyTorch tensor
+        item = item.numpy()
+    if isinstance(item, (str, bytes)):  # a scalar tensor holds one text
+        return [item]
+    if hasattr(item, "ravel"):  # a numpy array
+        return item.ravel().tolist()
+    if isinstance(item, Mapping):
+        raise TypeError(f"{name} item {index} is a {type(item).__name__} (a dataset row?): "
+                        "pass its text column, e.g. dataset['text']")
+    if isinstance(item, Iterable):
+        return item
+    raise TypeError(f"{name} item {index} is a {type(item).__name__}: expected a text "
+                    "(str or UTF-8 bytes) or a batch of texts (list, tuple, array)")
+
+
+def _batch_text(text, where: str) -> str:
+    if isinstance(text, str):
+        return text
+    if isinstance(text, bytes):
+        return _decoded(text, where)
+    raise TypeError(f"{where} is a {type(text).__name__}, not a str: a batch holds texts")
+
+
+def _decoded(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise FormatError(f"{where}: not valid UTF-8 (byte {e.start}: {e.reason})") from None
 
 
 def plan(source, *, blocksize: int) -> list[Block | TextStream]:
     """Resolve ``source`` into blocks of files and streams of texts, in order."""
     if isinstance(source, (str, os.PathLike)):
-        paths = resolve_path(source)
+        paths = _with_hint(resolve_paths, [source])
+    elif isinstance(source, (list, tuple)) and source and all(map(is_batch, source)):
+        return [TextStream(source)]
     elif isinstance(source, (list, tuple)):
-        paths = [p for item in source for p in resolve_path(_path_item(item))]
+        paths = _with_hint(resolve_paths, source)
     elif isinstance(source, bytes):
         raise TypeError("source is bytes: pass a path as str, or texts as an iterable of str")
     elif isinstance(source, Mapping):
@@ -68,8 +124,9 @@ def plan(source, *, blocksize: int) -> list[Block | TextStream]:
     elif isinstance(source, Iterable):
         return [TextStream(source)]
     else:
-        raise TypeError(f"cannot count words from a {type(source).__name__}: expected a "
-                        "path, a glob, '-', a list of paths or an iterable of texts")
+        raise TypeError(f"cannot read texts from a {type(source).__name__}: expected a "
+                        "path, a glob, '-', a list of paths or an iterable of texts "
+                        "or of batches of texts")
     units: list[Block | TextStream] = []
     for path in paths:
         if path == STDIN:
@@ -79,10 +136,41 @@ def plan(source, *, blocksize: int) -> list[Block | TextStream]:
     return units
 
 
+def iter_texts(source) -> Iterator[str]:
+    """Yield every text of ``source`` in order: each line of each file, each text given.
+
+    For readers that need the texts one by one in the caller's process (first-seen order
+    matters to ``bert_vocab_from_dataset``); counting uses ``plan``.
+
+    >>> list(iter_texts(iter([["a b", b"c"], "d"])))
+    ['a b', 'c', 'd']
+    """
+    for unit in plan(source, blocksize=1 << 62):
+        yield from (block_lines(unit) if isinstance(unit, Block) else unit)
+
+
+def _with_hint(resolve, items):
+    """Resolve paths given from Python, hinting how to pass texts when one is missing."""
+    try:
+        return resolve(items)
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"{e} ({NOT_A_PATH_HINT})") from None
+
+
+def resolve_paths(items: Iterable) -> list[str]:
+    """Expand paths, globs, directories, URLs and ``"-"`` into files, in the order given.
+
+    Each item expands to its files sorted by path; the command line's inputs and
+    ``count_words``' lists both go through here.
+    """
+    checked = [_path_item(item) for item in items]  # a wrong type before a missing file
+    return [path for item in checked for path in resolve_path(item)]
+
+
 def _path_item(item):
     if not isinstance(item, (str, os.PathLike)):
-        raise TypeError(f"a list source must hold paths, not {type(item).__name__}: "
-                        "to count texts, pass an iterator (e.g. iter(texts))")
+        raise TypeError(f"a list source must hold paths (or only batches of texts), not "
+                        f"a {type(item).__name__}: {NOT_A_PATH_HINT}")
     return item
 
 
@@ -96,14 +184,12 @@ def resolve_path(path) -> list[str]:
     if glob.has_magic(path):
         found = sorted(p for p in glob.glob(path, recursive=True) if os.path.isfile(p))
         if not found:
-            raise FileNotFoundError(f"no file matches {path!r} (source item, "
-                                    "to count a list of texts pass iter(texts))")
+            raise FileNotFoundError(f"{path}: no file matches this pattern")
         return found
     if os.path.isdir(path):
         return _files_under(path)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no such file: {path!r} (to count a list of texts, "
-                                "pass iter(texts))")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such file or directory")
     return [path]
 
 
@@ -114,15 +200,15 @@ def _files_under(directory: str) -> list[str]:
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found.extend(os.path.join(root, f) for f in files if not f.startswith("."))
     if not found:
-        raise FileNotFoundError(f"directory {directory!r} holds no file")
+        raise FileNotFoundError(f"{directory}: the directory holds no file")
     return sorted(found)
 
 
 def _resolve_url(url: str) -> list[str]:
-    fsspec = require("fsspec", "dask")
+    fsspec = fsspec_module(url)
     fs, _, paths = fsspec.get_fs_token_paths(url)
     if not paths:
-        raise FileNotFoundError(f"no file matches {url!r}")
+        raise FileNotFoundError(f"{url}: no file matches this URL")
     protocol = fs.protocol[0] if isinstance(fs.protocol, (tuple, list)) else fs.protocol
     return sorted(p if "://" in p else f"{protocol}://{p}" for p in paths)
 
@@ -140,7 +226,7 @@ def file_blocks(path: str, blocksize: int) -> list[Block]:
 
 def _size(path: str) -> int:
     if "://" in path:
-        fsspec = require("fsspec", "dask")
+        fsspec = fsspec_module(path)
         fs, fs_path = fsspec.core.url_to_fs(path)
         return fs.size(fs_path)
     return os.path.getsize(path)

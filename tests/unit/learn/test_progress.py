@@ -1,11 +1,19 @@
-"""Progress reporters draw a status line with rates and ETA, write JSON lines, or stay silent."""
+"""Progress reporters draw a status line with rates and ETA, write JSON lines, or stay silent.
+
+Every ``progress=`` of the package (``count_words``, ``train``, the learners) takes the same
+values, read by ``make_reporter``: each value is tried at each entry point.
+"""
 
 import io
 import json
 
 import pytest
 
+from wordpieces.learn.counting import count_words
+from wordpieces.learn.learners.bottom_up import learn_bottom_up
+from wordpieces.learn.learners.top_down import learn_top_down
 from wordpieces.learn.progress import RATE_WINDOW, Progress, make_reporter
+from wordpieces.learn.training import train
 
 MB = 1_000_000
 
@@ -240,3 +248,73 @@ def test_make_reporter_wraps_callables_and_names():
     assert make_reporter(None).mode == make_reporter(False).mode == "none"
     with pytest.raises(ValueError, match="progress mode"):
         make_reporter("loud")
+
+
+# ---------------------------------------------------------------- every entry point alike
+
+COUNTS = {"the": 9, "cat": 4, "cats": 3, "sat": 2, "mat": 2}
+
+
+def _count(progress):
+    return count_words(iter(["the cat sat on the mat"] * 5), num_proc=1, progress=progress)
+
+
+def _train(progress):
+    return train(iter(["the cat sat on the mat"] * 5), vocab_size=40, lower_thresh=1,
+                 num_proc=1, progress=progress)
+
+
+def _top_down(progress):
+    return learn_top_down(COUNTS, 30, ["[UNK]"], lower_thresh=1, progress=progress)
+
+
+def _bottom_up(progress):
+    return learn_bottom_up(COUNTS, 30, progress=progress)
+
+
+ENTRY_POINTS = {"count_words": (_count, "count"), "train": (_train, "count"),
+                "learn_top_down": (_top_down, "search"),
+                "learn_bottom_up": (_bottom_up, "merge")}
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+@pytest.mark.parametrize("value", [None, False, "none", "auto"], ids=repr)
+def test_quiet_values_print_nothing(entry, value, capsys):
+    """None, False, "none" and "auto" off a terminal print nothing, at every entry point."""
+    ENTRY_POINTS[entry][0](value)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+def test_jsonl_writes_the_entry_points_events(entry, capsys):
+    """"jsonl" writes JSON lines holding the entry point's own event, everywhere."""
+    function, event = ENTRY_POINTS[entry]
+    function("jsonl")
+    records = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    assert records and event in {r["event"] for r in records}
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+@pytest.mark.parametrize("value", [True, "bar"], ids=repr)
+def test_bar_values_draw_a_finished_status_line(entry, value, capsys):
+    """True and "bar" draw a status line that ends with its summary, everywhere."""
+    ENTRY_POINTS[entry][0](value)
+    err = capsys.readouterr().err
+    assert err.startswith("\r") and "done in" in err and err.endswith("\n")
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+def test_a_callable_gets_the_events(entry):
+    """A callable gets (event, **fields) calls, everywhere."""
+    function, event = ENTRY_POINTS[entry]
+    seen = []
+    function(lambda name, **fields: seen.append(name))
+    assert event in seen
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+@pytest.mark.parametrize("value", ["loud", 3], ids=repr)
+def test_an_unknown_value_is_refused_naming_the_choices(entry, value):
+    """Any other value is a ValueError naming the modes, at every entry point."""
+    with pytest.raises(ValueError, match="auto, bar, jsonl, none"):
+        ENTRY_POINTS[entry][0](value)

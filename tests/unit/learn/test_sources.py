@@ -7,15 +7,35 @@ reader itself, in tests/unit/formats/test_lines.py.
 import gzip
 import io
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import LINE_TEXT, reference_lines
+from tests.input_sources import (
+    EXPECTED_COUNTS,
+    FILE_KINDS,
+    ITERABLE_KINDS,
+    LINES,
+    python_source,
+    write_source,
+)
 from tests.shared_data import shared_path
+from wordpieces.errors import FormatError, MissingDependencyError
 from wordpieces.formats import lines as line_reader
-from wordpieces.learn.sources import Block, block_lines, file_blocks, plan, stdin_lines
+from wordpieces.learn.counting import count_words
+from wordpieces.learn.learners.tf_compat import bert_vocab_from_dataset
+from wordpieces.learn.sources import (
+    Block,
+    block_lines,
+    file_blocks,
+    plan,
+    resolve_paths,
+    stdin_lines,
+)
+from wordpieces.learn.training import train
 
 
 def read_all(path, *, read_size: int, blocksize: int | None = None) -> list[str]:
@@ -72,3 +92,113 @@ def test_stdin_is_planned_as_a_stream_read_here(monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a b\nc\n")))
     unit, = plan("-", blocksize=10)
     assert not isinstance(unit, Block) and list(unit) == ["a b", "c"]
+
+
+# ---------------------------------------------------------------- one input vocabulary
+
+
+def _feed_stdin(monkeypatch, data: bytes | None) -> None:
+    if data is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def _source(kind: str, tmp_path, monkeypatch):
+    """Source ``kind`` of the hand-checked corpus, as a Python caller passes it."""
+    if kind in ITERABLE_KINDS:
+        if kind == "numpy_batches":
+            pytest.importorskip("numpy")
+        return python_source(kind)
+    if kind == "url":
+        pytest.importorskip("fsspec")
+    written = write_source(kind, tmp_path)
+    _feed_stdin(monkeypatch, written.stdin)
+    return written.argument
+
+
+ALL_KINDS = FILE_KINDS + ITERABLE_KINDS
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_count_words_reads_every_source_kind(kind, tmp_path, monkeypatch):
+    """count_words gives the hand-counted words whatever kind of source holds the text."""
+    counts = count_words(_source(kind, tmp_path, monkeypatch), num_proc=1, progress="none")
+    assert dict(counts) == EXPECTED_COUNTS
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_train_reads_every_source_kind(kind, tmp_path, monkeypatch):
+    """train() learns the same vocabulary from every kind of source as from iter(lines)."""
+    options = {"vocab_size": 60, "lower_thresh": 1, "num_proc": 1, "progress": "none"}
+    expected = train(iter(LINES), **options).get_vocab()
+    tok = train(_source(kind, tmp_path, monkeypatch), **options)
+    assert tok.get_vocab() == expected
+    assert tok.tokenize("The cat sat.") == ["the", "cat", "sat", "."]
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_bert_vocab_from_dataset_reads_every_source_kind(kind, tmp_path, monkeypatch):
+    """bert_vocab_from_dataset takes files as train() does, and TF's texts and batches."""
+    options = {"learn_params": {"lower_thresh": 1},
+               "bert_tokenizer_params": {"lower_case": True}}
+    expected = bert_vocab_from_dataset(LINES, 60, ["[UNK]"], **options)
+    assert bert_vocab_from_dataset(_source(kind, tmp_path, monkeypatch), 60, ["[UNK]"],
+                                   **options) == expected
+    assert {"cat", "unicode", "cafe"} <= set(expected)
+
+
+def test_a_list_of_batches_is_texts_and_a_list_of_strings_is_paths(tmp_path):
+    """A list holding only batches is text; a list of strings names files."""
+    assert dict(count_words([["a b"], ("a",)], num_proc=1)) == {"a": 2, "b": 1}
+    with pytest.raises(FileNotFoundError, match=r"a b: no such file .*iter\(texts\)"):
+        count_words(["a b"])
+    with pytest.raises(TypeError, match="list source must hold paths"):
+        count_words([str(tmp_path), ["a b"]])
+
+
+@pytest.mark.parametrize(("item", "message"), [
+    ({"text": "a"}, r"texts item 0 is a dict \(a dataset row\?\): pass its text column"),
+    (3, "texts item 0 is a int: expected a text"),
+    (["a", 3], "texts item 0, text 1 is a int, not a str"),
+    ([["a"]], "texts item 0, text 0 is a list, not a str"),
+])
+def test_an_item_that_is_no_text_is_named(item, message):
+    """An item neither a text nor a batch of texts is refused, naming its position."""
+    with pytest.raises(TypeError, match=message):
+        count_words(iter([item]), num_proc=1)
+
+
+def test_bytes_that_are_not_utf8_name_the_item():
+    """Bytes that are not UTF-8 are a FormatError naming the item, also inside a batch."""
+    with pytest.raises(FormatError, match=r"texts item 1, text 0: not valid UTF-8 \(byte 1"):
+        count_words(iter([b"ok", [b"a\xff"]]), num_proc=1)
+
+
+def test_resolve_paths_keeps_the_given_order_and_skips_hidden_files(tmp_path):
+    """Each item expands sorted, items stay in the order given; hidden files are skipped."""
+    parts = Path(write_source("directory", tmp_path).argument)
+    plain = Path(write_source("path", tmp_path).argument)
+    assert resolve_paths([str(plain), str(parts), "-"]) == [
+        str(plain), str(parts / "part-1.txt"), str(parts / "part-2.txt"), "-"]
+    assert resolve_paths([str(tmp_path / "**" / "part-2.txt")]) == [str(parts / "part-2.txt")]
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda p: p / "nope.txt", r"nope\.txt: no such file or directory"),
+    (lambda p: p / "*.nothing", r"\*\.nothing: no file matches this pattern"),
+    (lambda p: (p / "empty").mkdir() or p / "empty", "empty: the directory holds no file"),
+])
+def test_resolve_paths_names_what_is_missing(tmp_path, make, message):
+    """A missing file, an unmatched glob or an empty directory is named in the error."""
+    with pytest.raises(FileNotFoundError, match=message):
+        resolve_paths([str(make(tmp_path))])
+
+
+def test_url_without_fsspec_says_what_to_install(tmp_path, monkeypatch):
+    """Reading a URL without fsspec is a MissingDependencyError naming the URL and extra."""
+    monkeypatch.setitem(sys.modules, "fsspec", None)  # import fsspec now fails
+    url = (tmp_path / "a.txt").as_uri()
+    with pytest.raises(MissingDependencyError, match=r"file://.*a\.txt: reading URLs needs "
+                       r"the optional dependency 'fsspec': pip install 'wordpieces\[fsspec\]'"):
+        count_words(url)
+    with pytest.raises(MissingDependencyError, match="fsspec"):
+        list(line_reader.TextLines(url))
