@@ -40,12 +40,95 @@ def require(module: str, extra: str):
 
 
 def check_thread_count(value, name: str = "num_threads"):
-    """Return ``value`` if it is None or an int >= 1, else raise ``ValueError`` naming it.
+    """Return ``value`` if it is None or an int in 1..MAX_THREADS, else raise naming it.
 
     The one rule for every count of threads or processes (``num_threads``, ``num_proc``),
     so that zero, a bool or a float is refused the same way everywhere.
     """
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                               or value < 1):
-        raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+        raise ValueError(f"{name} must be a positive integer or None, got {_shown(value)}")
+    if value is not None and value > MAX_THREADS:
+        raise ValueError(f"{name} must be at most {MAX_THREADS} (the documented cap; the "
+                         f"native encoder's limit), got {_shown(value)}")
     return value
+
+
+# ---------------------------------------------------------------- caps on sizes
+#
+# Every size that comes from a file or an argument is checked where it enters, against
+# one of these caps, so that a hostile or mistyped configuration is refused with the
+# field's name instead of exhausting memory or time later. docs/robustness.md lists them.
+
+MAX_THREADS = 1024
+"""``num_threads`` / ``num_proc``: the native batch encoder's own limit, for both backends."""
+
+MAX_PADDED_LENGTH = 1 << 20
+"""Padding ``length`` and ``pad_to_multiple_of`` (1,048,576 tokens): padding allocates
+every token of every sequence, ~100 bytes each, so this bounds one padded sequence to
+about 100 MB; no model's context is longer."""
+
+MAX_SEQUENCE_LENGTH = 1 << 24
+"""Truncation ``max_length`` and ``stride`` (16,777,216 tokens): they allocate nothing,
+but a larger value is a mistake (use no truncation instead)."""
+
+MAX_WORD_LENGTH = 1 << 30
+"""``max_input_chars_per_word`` / ``max_input_bytes_per_word``: a limit larger than any
+text is no limit; the cap keeps the value inside the native code's integers."""
+
+MAX_VOCAB_SIZE = 1 << 24
+"""A learner's ``vocab_size`` (16,777,216 tokens, 50 times BERT's largest)."""
+
+def check_size(value, *, field: str, cap: int, minimum: int = 0,
+               optional: bool = False):
+    """Return ``value`` if it is an int in ``[minimum, cap]``, else raise naming ``field``.
+
+    The one check of every size read from a file or given as an argument (padding,
+    truncation, word limits, vocabulary sizes), so that a bool, a float, a negative
+    number or an absurd size is refused the same way wherever it enters. ``optional``
+    lets None through (no limit, or the default).
+    """
+    if optional and value is None:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{field} must be an integer, got {_shown(value)}")
+    if value < minimum:
+        raise ValueError(f"{field} must be >= {minimum}, got {_shown(value)}")
+    if value > cap:
+        raise ValueError(f"{field} must be <= {cap:,} (the documented cap), "
+                         f"got {_shown(value)}")
+    return value
+
+
+def _shown(value) -> str:
+    """``repr`` of a value, shortened: a 5000-digit integer is not echoed whole."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_batch(texts, what: str = "texts"):
+    """Return ``texts`` unless it is one ``str``/``bytes``, which a batch call refuses.
+
+    ``encode_batch("hello")`` would otherwise encode five one-character texts; HF
+    ``tokenizers`` raises ``TypeError`` too.
+    """
+    if isinstance(texts, (str, bytes, bytearray)):
+        raise TypeError(f"{what} must be a list of texts (or of (text, pair) pairs), not "
+                        f"one {type(texts).__name__}: use encode() for a single text")
+    return texts
+
+
+def describe_error(error: BaseException) -> str:
+    """Return a message for ``error`` that is never empty.
+
+    ``MemoryError()`` and some ``OSError``s carry no text; a report must still say what
+    happened.
+    """
+    text = str(error)
+    if isinstance(error, MemoryError):
+        return "out of memory" + (f" ({text})" if text else
+                                  ": the input or a size in the configuration is too large "
+                                  "for this machine's memory")
+    return text or f"{type(error).__name__} (no message)"

@@ -31,7 +31,7 @@ from .encoding.encoding import Encoding
 from .encoding.finishing import Finisher, pad, pad_batch, pad_batch_ids
 from .encoding.lazy_encoding import Layout, LazyEncoding
 from .encoding.padding import PaddingParams, TruncationParams
-from .errors import TokenizeError, VocabError, check_thread_count
+from .errors import TokenizeError, VocabError, check_batch, check_thread_count
 from .flavors.rules import FLAVORS, get_flavor
 from .formats.tokenizer_json import (
     TokenizerParts,
@@ -453,7 +453,7 @@ class Tokenizer(TransformersMixin):
         ``num_threads`` (default: all cores) is used by the native backend, which
         releases the GIL; the pure-Python backend encodes on the calling thread.
         """
-        return self.encode_batch_with(list(texts), truncation=self._truncation,
+        return self.encode_batch_with(list(check_batch(texts)), truncation=self._truncation,
                                       padding=self._padding,
                                       add_special_tokens=add_special_tokens,
                                       num_threads=num_threads)
@@ -467,7 +467,7 @@ class Tokenizer(TransformersMixin):
                          add_special_tokens: bool = True,
                          num_threads: int | None = None) -> list[list[int]]:
         """Return ``[e.ids for e in encode_batch(...)]`` by the fast path."""
-        firsts, pairs = _unzip(list(texts))
+        firsts, pairs = _unzip(list(check_batch(texts)))
         flat = self._seq.ids(firsts + [p for p in pairs if p is not None],
                              check_thread_count(num_threads))
         seconds = iter(flat[len(firsts):])
@@ -489,7 +489,7 @@ class Tokenizer(TransformersMixin):
         None means none. This is what ``tok(...)`` runs (``batch_encoding``): there the
         call's options decide, and the tokenizer's own settings are left unchanged.
         """
-        items = texts if isinstance(texts, list) else list(texts)
+        items = texts if isinstance(texts, list) else list(check_batch(texts))
         with _collector_paused():
             return self._encode_many_now(items, add_special_tokens, truncation, padding,
                                          num_threads)

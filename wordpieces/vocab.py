@@ -54,8 +54,8 @@ class Vocab:
         return cls(parse_vocab_lines(raw, str(path)))
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write ``vocab.txt`` atomically."""
-        atomic_write_text(path, "".join(tok + "\n" for tok in self.tokens))
+        """Write ``vocab.txt`` atomically; a token it cannot hold is refused first."""
+        atomic_write_text(path, vocab_txt_text(self.tokens))
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -82,37 +82,72 @@ class Vocab:
         return dict(self.ids)
 
 
+# What HF's ``WordPiece.read_file`` trims from the end of a line (Rust's
+# ``char::is_whitespace``, the Unicode White_Space property).
+LINE_END_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+                  "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
 def parse_vocab_lines(raw: bytes, source: str = "<vocab>") -> list[str]:
     """Split the bytes of a vocab.txt into tokens, naming the line of any problem.
 
-    Trailing ``\\r`` and a final newline are tolerated (files written on Windows, or
-    with a trailing newline); a token keeps every other character, including inner
-    spaces, since BERT vocabularies hold tokens such as ``[unused0]`` and the
-    references (BERT's ``strip()``, HF's ``trim_end``) differ only on whitespace that
-    no real vocabulary contains.
+    Read as Hugging Face's ``WordPiece.read_file`` reads it, so that the ids are the
+    references': lines end at ``\n``; whitespace at the end of a line is not part of
+    the token (HF trims it, BERT strips it; a ``\r`` of Windows line ends goes with
+    it); a byte-order mark stays part of the first token (BERT, HF and transformers
+    all keep it); one blank last line is the empty token, as in all three. Stricter
+    than they are: duplicates, an empty line inside the file and bytes that are not
+    UTF-8 are errors, since they would silently give other ids than the model's.
     """
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
     lines = raw.split(b"\n")
     if lines and lines[-1] == b"":
-        lines.pop()
+        lines.pop()  # the final newline
     tokens: list[str] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        try:
-            tok = line.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise VocabError(f"{source}:{number}: not valid UTF-8 ({e.reason} at byte "
-                             f"{e.start})") from None
-        if tok == "":
+        tok = _decoded(line, source, number).rstrip(LINE_END_SPACE)
+        if tok == "" and number < len(lines):
             raise VocabError(f"{source}:{number}: empty line inside the vocabulary")
         if tok in seen:
             raise VocabError(f"{source}:{number}: duplicate token {tok!r} "
                              f"(first seen on line {seen[tok]})")
         seen[tok] = number
         tokens.append(tok)
-    if not tokens:
+    if not tokens or tokens == [""]:
         raise VocabError(f"{source}: the vocabulary is empty")
     return tokens
+
+
+def _decoded(line: bytes, source: str, number: int) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise VocabError(f"{source}:{number}: not valid UTF-8 ({e.reason} at byte "
+                         f"{e.start})") from None
+
+
+def vocab_txt_text(tokens: Iterable[str]) -> str:
+    """Return the text of a ``vocab.txt`` holding ``tokens``, refusing what cannot be read back.
+
+    A token that BERT, Hugging Face or this reader would read as another token, or as
+    two lines, is a ``VocabError`` naming it and its id, raised before anything is
+    written: one with a line break (every later id would shift), whitespace at either
+    end (stripped by the readers), or empty anywhere but last (an empty line inside).
+    """
+    tokens = list(tokens)
+    for id_, tok in enumerate(tokens):
+        problem = _unwritable(tok, last=id_ == len(tokens) - 1)
+        if problem:
+            raise VocabError(f"cannot write token {tok!r} (id {id_}) to vocab.txt: {problem}; "
+                             "vocab.txt holds one token per line (tokenizer.json can hold it)")
+    return "".join(tok + "\n" for tok in tokens)
+
+
+def _unwritable(tok: str, last: bool) -> str | None:
+    if "\n" in tok or "\r" in tok:
+        return "it holds a line break"
+    if tok == "" and not last:
+        return "an empty token would be an empty line inside the file"
+    if tok != tok.strip():
+        return "BERT and Hugging Face strip whitespace at the ends of a line"
+    return None

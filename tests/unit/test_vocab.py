@@ -1,5 +1,7 @@
 """Vocab and vocab.txt parsing."""
 
+import re
+
 import pytest
 
 from tests.shared_data import shared_path
@@ -68,3 +70,70 @@ def test_mapping_with_gaps_is_rejected():
     """A {token: id} mapping whose ids are not 0..n-1 is refused."""
     with pytest.raises(VocabError, match="bad id 5"):
         Vocab.from_mapping({"a": 0, "b": 5})
+
+
+# ---------------------------------------------------------------- as the references read it
+
+
+def _hf_ids(path) -> dict[str, int]:
+    """What Hugging Face's WordPiece.read_file makes of a vocab.txt."""
+    hf_models = pytest.importorskip("tokenizers.models")
+    return hf_models.WordPiece.read_file(str(path))
+
+
+@pytest.mark.parametrize("content", [
+    b"[UNK]\nhello \nworld\t\n", b"[UNK]\nab\r\ncd\r\n", b"\xef\xbb\xbf[UNK]\nx\n",
+    b"[UNK]\n  lead\nx\n", b"[UNK]\nx\xc2\xa0\ny\xe3\x80\x80\n", b"[UNK]\nx\n\n",
+    b"[UNK]\na\x1cb\x1c\n"],
+    ids=["trailing-space-tab", "crlf", "bom", "leading-space", "nbsp-ideographic",
+         "trailing-blank-line", "info-separator"])
+def test_tokens_and_ids_are_hugging_faces(tmp_path, content):
+    """Trailing whitespace trimmed, a BOM kept, a blank last line the empty token: as HF."""
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(content)
+    assert Vocab.from_file(path).as_dict() == _hf_ids(path)
+
+
+def test_trailing_blank_line_is_the_empty_last_token(tmp_path):
+    """BERT, HF and transformers all read it as '' at the last id: the ids stay theirs."""
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(b"[UNK]\nx\n\n")
+    assert Vocab.from_file(path).tokens == ["[UNK]", "x", ""]
+
+
+def test_two_trailing_blank_lines_are_an_empty_line_inside(tmp_path):
+    """Only the very last line may be blank: HF would give two ids to one token."""
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(b"[UNK]\nx\n\n\n")
+    with pytest.raises(VocabError, match=r":3: empty line inside"):
+        Vocab.from_file(path)
+
+
+def test_tokens_equal_after_trimming_are_duplicates(tmp_path):
+    """'hello' and 'hello ' are one token once trimmed: refused, both lines named."""
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(b"[UNK]\nhello\nhello \n")
+    with pytest.raises(VocabError, match=r":3: duplicate token 'hello' \(first seen on line 2\)"):
+        Vocab.from_file(path)
+
+
+@pytest.mark.parametrize("token, problem", [
+    ("a\nb", "it holds a line break"), ("ab\r", "it holds a line break"),
+    ("a\rb", "it holds a line break"), ("hello ", "strip whitespace"),
+    (" hello", "strip whitespace"), ("x\u3000", "strip whitespace"),
+    ("", "an empty token would be an empty line inside")], ids=repr)
+def test_save_refuses_a_token_vocab_txt_cannot_hold(tmp_path, token, problem):
+    """Refused before writing, naming the token and its id: no file with shifted ids."""
+    vocab = Vocab(["[UNK]", token, "z"])
+    with pytest.raises(VocabError, match=rf"cannot write token {re.escape(repr(token))} "
+                                         rf"\(id 1\) to vocab.txt: .*{problem}"):
+        vocab.save(tmp_path / "v.txt")
+    assert not (tmp_path / "v.txt").exists()
+
+
+@pytest.mark.parametrize("tokens", [["\ufeff[UNK]", "a"], ["[UNK]", "a", ""],
+                                    ["[UNK]", "a b", "a\x1cb", "é\u200b"]], ids=repr)
+def test_odd_tokens_that_can_be_written_round_trip(tmp_path, tokens):
+    """A BOM, an empty last token, inner spaces and separators reload as saved."""
+    Vocab(tokens).save(tmp_path / "v.txt")
+    assert Vocab.from_file(tmp_path / "v.txt").tokens == tokens

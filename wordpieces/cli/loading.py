@@ -68,15 +68,20 @@ def is_vocab_txt(path: str) -> bool:
 
 def load_artifact(path: str, args: argparse.Namespace | None = None):
     """Load a Tokenizer or Bundle from ``path`` (a vocab.txt uses the options in ``args``)."""
-    from ..formats.load import load
+    from ..formats.load import is_stream, load
     from ..tokenizer import Tokenizer
 
     if not os.path.exists(path):
         raise CLIError(f"{path}: no such tokenizer file or directory")
+    options = {n: getattr(args, n) for n in VOCAB_OPTIONS
+               if args is not None and getattr(args, n, None) is not None}
     if is_vocab_txt(path):
-        options = {n: getattr(args, n) for n in VOCAB_OPTIONS
-                   if args is not None and getattr(args, n, None) is not None}
         return Tokenizer.from_vocab(path, **options)
+    if is_stream(path):  # -t <(cat vocab.txt): told apart by content, read once
+        try:
+            return load(path, **options)
+        except TypeError as e:  # vocab.txt options given with a tokenizer.json
+            raise CLIError(str(e)) from None
     _refuse_vocab_options(path, args)
     return load(path)
 

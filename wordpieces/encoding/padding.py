@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..errors import TokenizeError
+from ..errors import MAX_PADDED_LENGTH, MAX_SEQUENCE_LENGTH, TokenizeError, check_size
 
 STRATEGIES = ("longest_first", "only_first", "only_second")
 DIRECTIONS = ("right", "left")
@@ -45,6 +45,8 @@ class TruncationParams:
     def __post_init__(self):
         _check_int("max_length", self.max_length)
         _check_int("stride", self.stride)
+        check_size(self.max_length, field="truncation max_length", cap=MAX_SEQUENCE_LENGTH)
+        check_size(self.stride, field="truncation stride", cap=MAX_SEQUENCE_LENGTH)
         _check_choice("strategy", self.strategy, STRATEGIES)
         _check_choice("direction", self.direction, DIRECTIONS)
 
@@ -75,6 +77,9 @@ class PaddingParams:
         _check_int("pad_type_id", self.pad_type_id)
         _check_int("length", self.length, optional=True)
         _check_int("pad_to_multiple_of", self.pad_to_multiple_of, optional=True)
+        check_size(self.length, field="padding length", cap=MAX_PADDED_LENGTH, optional=True)
+        check_size(self.pad_to_multiple_of, field="pad_to_multiple_of", cap=MAX_PADDED_LENGTH,
+                   optional=True)
         if not isinstance(self.pad_token, str):
             raise ValueError(f"pad_token must be a string, got {self.pad_token!r}")
 

@@ -23,7 +23,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, cast
 
-from ..errors import MissingDependencyError, check_thread_count, require
+from ..errors import MissingDependencyError, check_batch, check_thread_count, require
 from ..pipeline.models import SubwordModel, WordPiece
 from ..pipeline.pre_tokenizers import WORD, CharClassPreTokenizer
 from .word_encoder import WordEncoder
@@ -275,6 +275,7 @@ class ColumnTokens:
 
 
 def _check_texts(texts: Sequence) -> None:
+    check_batch(texts)
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise TypeError(f"texts[{i}] must be str, not {type(text).__name__}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ..errors import MAX_VOCAB_SIZE, check_size
 from ..pipeline import models
 from ..pipeline.decoders import WordPieceDecoder
 from ..pipeline.normalizers import BertNormalizer
@@ -59,6 +60,7 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
         raise ValueError(f"unknown algorithm {algorithm!r}: expected one of "
                          f"{', '.join(ALGORITHMS)}")
     specials = _specials(reserved_tokens, special_tokens, unk_token)
+    check_size(vocab_size, field="vocab_size", cap=MAX_VOCAB_SIZE, minimum=len(specials) + 1)
     normalizer = BertNormalizer(lowercase=lowercase, flavor=flavor, strip_accents=strip_accents,
                                 clean_text=clean_text, handle_chinese_chars=handle_chinese_chars)
     pre_tokenizer = BertPreTokenizer(flavor=flavor)
@@ -67,6 +69,7 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
                          engine=engine, num_proc=num_proc, scheduler=scheduler,
                          blocksize=blocksize, progress=reporter)
         vocab = _learn(algorithm, counts, vocab_size, specials, learn_options, reporter)
+    check_learned_size(vocab, vocab_size, len(specials))
     if algorithm == "word-level":
         return _word_level_tokenizer(vocab, normalizer, pre_tokenizer, specials, unk_token,
                                      flavor, template)
@@ -77,6 +80,18 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
                                 handle_chinese_chars=handle_chinese_chars, unk_token=unk_token,
                                 continuing_subword_prefix=prefix, special_tokens=specials,
                                 reserved_tokens=specials, template=template)
+
+
+def check_learned_size(vocab: list[str], vocab_size: int, n_specials: int) -> None:
+    """Refuse a vocabulary larger than asked: every character seen must be in it.
+
+    A learner keeps the alphabet whatever ``vocab_size`` says (a word could not be
+    split otherwise), so a ``vocab_size`` below that is an error, not a silent surprise.
+    """
+    if len(vocab) > vocab_size:
+        raise ValueError(f"vocab_size={vocab_size} is too small for this corpus: the "
+                         f"vocabulary needs at least {len(vocab)} tokens ({n_specials} "
+                         "reserved tokens plus the characters seen); ask for at least that")
 
 
 def _specials(reserved_tokens, special_tokens, unk_token: str) -> list[str]:

@@ -19,7 +19,7 @@ import functools
 from collections.abc import Iterable, Mapping
 from typing import Protocol, runtime_checkable
 
-from ..errors import VocabError
+from ..errors import MAX_WORD_LENGTH, VocabError, check_size
 from ..vocab import Vocab
 
 CACHE_SIZE = 100_000
@@ -182,8 +182,11 @@ class WordPiece(VocabModel):
         self.unk_token = unk_token
         self.unk_id = self.vocab[unk_token]
         self._prefix = continuing_subword_prefix
-        self.max_input_chars_per_word = max_input_chars_per_word
-        self.max_input_bytes_per_word = max_input_bytes_per_word
+        self.max_input_chars_per_word = check_size(  # checked here: every way in passes
+            max_input_chars_per_word, field="max_input_chars_per_word", cap=MAX_WORD_LENGTH)
+        self.max_input_bytes_per_word = check_size(
+            max_input_bytes_per_word, field="max_input_bytes_per_word", cap=MAX_WORD_LENGTH,
+            optional=True)
         # The greedy search looks continuation pieces up without their prefix: one
         # slice per probe instead of a slice and a concatenation.
         self._continuations = _without_prefix(self.vocab.ids, continuing_subword_prefix)

@@ -286,7 +286,8 @@ def default_processor(vocab: Vocab | Mapping[str, int], template: str | None = "
         return None
     single = parse_template(template)
     pair = default_pair(single) if pair_template is None else parse_template(pair_template)
-    names = {p.name for p in single + pair if not p.is_sequence}
+    # in template order, not a set's: saved files must not change between runs
+    names = list(dict.fromkeys(p.name for p in single + pair if not p.is_sequence))
     missing = sorted(n for n in names if n not in vocab)
     if missing:
         raise VocabError(f"the template {template!r} uses {missing}, which the vocabulary "

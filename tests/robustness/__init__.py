@@ -1,0 +1,1 @@
+"""Hostile and careless inputs: each case of issue 14, asserting the fixed behaviour."""
