@@ -22,6 +22,7 @@ from .encoding.lazy_encoding import Layout, LazyEncoding
 from .fast.backend import make_word_encoder
 from .pipeline.added_tokens import AddedVocabulary
 from .pipeline.normalizers import NormalizedString
+from .pipeline.pre_tokenizers import split_pieces
 
 
 class TokenAccumulator:
@@ -174,12 +175,10 @@ class SequenceEncoder:
 
     def _words_of(self, ns: NormalizedString) -> TokenAccumulator:
         """Pre-tokenize and tokenize an already normalized string (the general path)."""
-        spans = (self.pre_tokenizer.split(ns) if self.pre_tokenizer is not None
-                 else [(0, len(ns.normalized))])
         acc = TokenAccumulator()
-        for index, (s, e) in enumerate(sp for sp in spans if sp[1] > sp[0]):
-            for id_, a, b in self.model.pieces(ns.normalized[s:e]):
+        for index, word in enumerate(split_pieces(self.pre_tokenizer, ns)):
+            for id_, a, b in self.model.pieces(word.normalized):
                 acc.ids.append(id_)
-                acc.offsets.append(ns.span(s + a, s + b))
+                acc.offsets.append(word.span(a, b))
                 acc.word_ids.append(index)
         return acc

@@ -37,6 +37,7 @@ from ..pipeline.pre_tokenizers import (
     CharClasses,
     CharClassPreTokenizer,
     PreTokenizer,
+    split_pieces,
 )
 
 COMPLEX = "c"
@@ -263,12 +264,9 @@ class WordEncoder:
     def _general_words(self, text: str):
         ns = (self.normalizer.normalize(text) if self.normalizer
               else NormalizedString.identity(text))
-        spans = self.pre_tokenizer.split(ns) if self.pre_tokenizer else [(0, len(ns.normalized))]
-        for s, e in spans:
-            if e <= s:
-                continue
-            pieces = self.model.pieces(ns.normalized[s:e])
-            mapped = [(i, *ns.span(s + a, s + b)) for i, a, b in pieces]
+        for word in split_pieces(self.pre_tokenizer, ns):
+            pieces = self.model.pieces(word.normalized)
+            mapped = [(i, *word.span(a, b)) for i, a, b in pieces]
             start = mapped[0][1]
             yield start, tuple((i, a - start, b - start) for i, a, b in mapped)
 
@@ -432,8 +430,7 @@ def word_splitter(normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | N
     """
     def general(text: str) -> list[str]:
         ns = normalizer.normalize(text) if normalizer else NormalizedString.identity(text)
-        spans = pre_tokenizer.split(ns) if pre_tokenizer else [(0, len(ns.normalized))]
-        return [ns.normalized[s:e] for s, e in spans if e > s]
+        return [word.normalized for word in split_pieces(pre_tokenizer, ns)]
 
     if not _is_fused_bert(normalizer, pre_tokenizer):
         return general

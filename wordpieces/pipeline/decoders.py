@@ -9,9 +9,13 @@
 - ``join_words``: the "simple tokenizer" tutorial decoder: join with spaces, then
   remove the space before ``, . ? ! " ( ) '``.
 
+HF's ``Metaspace``, ``Replace``, ``Strip`` and ``Sequence`` decoders are here too
+(``MetaspaceDecoder`` …), each with HF's ``decode_chain`` (tokens in, tokens out), which
+``DecoderSequence`` chains before joining.
+
 ``Decoder`` is the contract any decoder meets.
 
-Not handled here: HF's byte-level, Metaspace and BPE decoders. Decoding is lossy by
+Not handled here: HF's byte-level, byte-fallback, CTC and BPE decoders. Decoding is lossy by
 nature: normalization (case, accents) and whitespace are not recoverable from ids.
 """
 
@@ -20,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
+
+from .patterns import Matcher
 
 # HF's cleanup list, applied in this order to each token separately.
 _CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"),
@@ -84,6 +90,121 @@ class WordPieceDecoder:
 
     def __repr__(self) -> str:
         return f"WordPieceDecoder(prefix={self.prefix!r}, cleanup={self.cleanup!r})"
+
+
+class ChainDecoder:
+    """Base of HF's token-to-token decoders: ``decode`` joins what ``decode_chain`` gives."""
+
+    def decode_chain(self, tokens: Iterable[str]) -> list[str]:
+        raise NotImplementedError
+
+    def decode(self, tokens: Iterable[str]) -> str:
+        """Join ``tokens`` into one string."""
+        return "".join(self.decode_chain(tokens))
+
+
+class MetaspaceDecoder(ChainDecoder):
+    """Turn ``▁`` back into spaces; the first token's are dropped (HF ``decoders.Metaspace``).
+
+    >>> MetaspaceDecoder().decode(["▁Hey", "▁friend", "!"])
+    'Hey friend!'
+    """
+
+    def __init__(self, replacement: str = "\u2581", prepend_scheme: str = "always",
+                 split: bool = True):
+        self.replacement, self.prepend_scheme, self.split = replacement, prepend_scheme, split
+
+    def decode_chain(self, tokens: Iterable[str]) -> list[str]:
+        drop_first = self.prepend_scheme != "never"
+        return [token.replace(self.replacement, "" if i == 0 and drop_first else " ")
+                for i, token in enumerate(tokens)]
+
+    def to_config(self) -> dict:
+        return {"type": "Metaspace", "replacement": self.replacement,
+                "prepend_scheme": self.prepend_scheme, "split": self.split}
+
+    def __repr__(self) -> str:
+        return (f"MetaspaceDecoder(replacement={self.replacement!r}, "
+                f"prepend_scheme={self.prepend_scheme!r})")
+
+
+class ReplaceDecoder(ChainDecoder):
+    """Replace a pattern by ``content`` in each token (HF ``decoders.Replace``).
+
+    >>> ReplaceDecoder("▁", " ").decode(["▁a", "▁b"])
+    ' a b'
+    """
+
+    def __init__(self, pattern: str, content: str, *, regex: bool = False):
+        self.matcher = Matcher(pattern, regex=regex)
+        self.content = content
+
+    def decode_chain(self, tokens: Iterable[str]) -> list[str]:
+        return [self._replace(token) for token in tokens]
+
+    def _replace(self, token: str) -> str:
+        return "".join(self.content if is_match else token[s:e]
+                       for s, e, is_match in self.matcher.pieces(token))
+
+    def to_config(self) -> dict:
+        return {"type": "Replace", "pattern": self.matcher.to_config(), "content": self.content}
+
+    def __repr__(self) -> str:
+        return f"ReplaceDecoder({self.matcher!r}, content={self.content!r})"
+
+
+class StripDecoder(ChainDecoder):
+    """Remove up to ``start`` leading and ``stop`` trailing ``content`` characters per token.
+
+    >>> StripDecoder(" ", 1, 0).decode([" a", "  b"])
+    'a b'
+    """
+
+    def __init__(self, content: str = " ", start: int = 0, stop: int = 0):
+        if len(content) != 1:
+            raise ValueError(f"Strip's content is one character, got {content!r}")
+        self.content, self.start, self.stop = content, start, stop
+
+    def decode_chain(self, tokens: Iterable[str]) -> list[str]:
+        return [self._strip(token) for token in tokens]
+
+    def _strip(self, token: str) -> str:
+        lead = 0
+        while lead < min(self.start, len(token)) and token[lead] == self.content:
+            lead += 1
+        end = len(token)
+        while len(token) - end < self.stop and end > lead and token[end - 1] == self.content:
+            end -= 1
+        return token[lead:end]
+
+    def to_config(self) -> dict:
+        return {"type": "Strip", "content": self.content, "start": self.start, "stop": self.stop}
+
+    def __repr__(self) -> str:
+        return f"StripDecoder({self.content!r}, start={self.start}, stop={self.stop})"
+
+
+class DecoderSequence(ChainDecoder):
+    """Run several decoders' ``decode_chain`` in order, then join (HF ``decoders.Sequence``)."""
+
+    def __init__(self, decoders):
+        self.decoders = list(decoders)
+        for decoder in self.decoders:
+            if not hasattr(decoder, "decode_chain"):
+                raise TypeError(f"{type(decoder).__name__} has no decode_chain: it cannot "
+                                "be part of a decoder Sequence")
+
+    def decode_chain(self, tokens: Iterable[str]) -> list[str]:
+        out = list(tokens)
+        for decoder in self.decoders:
+            out = decoder.decode_chain(out)
+        return out
+
+    def to_config(self) -> dict:
+        return {"type": "Sequence", "decoders": [d.to_config() for d in self.decoders]}
+
+    def __repr__(self) -> str:
+        return f"DecoderSequence({self.decoders!r})"
 
 
 def detokenize(tokens: Iterable[str], *, reserved_tokens: Iterable[str] = (),

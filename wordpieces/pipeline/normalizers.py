@@ -18,11 +18,14 @@ Not handled here: splitting into words (``pre_tokenizers``); the fast fused path
 
 from __future__ import annotations
 
-import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from ..flavors.rules import FLAVORS, get_flavor
+from ..flavors.tables import hf_lowercase
+from .char_tables import is_combining_mark
+from .unicode_forms import normalization_stream
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,35 @@ class NormalizedString:
         aligns = self.alignments
         new_aligns = tuple(aligns[i] for i, part in enumerate(parts) for _ in part)
         return NormalizedString(self.original, "".join(parts), new_aligns)
+
+    def apply_changes(self, changes: Iterable[tuple[str, int]], initial_offset: int = 0,
+                      start: int = 0, end: int | None = None) -> NormalizedString:
+        """Replace ``normalized[start:end]`` by a change stream, aligned as HF's ``transform``.
+
+        Each ``(char, change)`` says: ``0`` the char takes the place of the next old
+        one (and its alignment), ``1`` it is inserted (aligned as the char before it),
+        ``-n`` it takes the place of the next old one and the ``n`` after it are
+        removed. ``initial_offset`` old chars are removed first.
+        """
+        end = len(self.normalized) if end is None else end
+        aligns = self.alignments
+        offset = start + initial_offset
+        chars, new_aligns = [], []
+        for ch, change in changes:
+            if change > 0:
+                new_aligns.append(aligns[offset - 1] if offset >= 1 else (0, 0))
+            else:
+                new_aligns.append(aligns[offset])
+                offset += 1 - change
+            chars.append(ch)
+        return NormalizedString(self.original,
+                                self.normalized[:start] + "".join(chars) + self.normalized[end:],
+                                aligns[:start] + tuple(new_aligns) + aligns[end:])
+
+    def slice(self, start: int, end: int) -> NormalizedString:
+        """The normalized characters ``[start, end)``, still aligned to the whole original."""
+        return NormalizedString(self.original, self.normalized[start:end],
+                                self.alignments[start:end])
 
 
 @runtime_checkable
@@ -245,6 +277,12 @@ class BertNormalizer(CharMapNormalizer):
                 "handle_chinese_chars": self.handle_chinese_chars,
                 "strip_accents": self.strip_accents, "lowercase": self.lowercase}
 
+    def __repr__(self) -> str:
+        return (f"BertNormalizer(clean_text={self.clean_text!r}, "
+                f"handle_chinese_chars={self.handle_chinese_chars!r}, "
+                f"strip_accents={self.strip_accents!r}, lowercase={self.lowercase!r}, "
+                f"flavor={self.flavor!r})")
+
 
 def _whitespace_tokens(cleaned: list[tuple[int, str]]):
     """Group (index, mapped) pairs into runs not broken by whitespace in the mapping."""
@@ -283,51 +321,53 @@ def _sigma_class(ch: str) -> str:
 
 
 class Lowercase(CharMapNormalizer):
-    """Lowercase each character (Unicode default, character by character, as HF)."""
+    """Lowercase each character as HF does (Rust's ``char::to_lowercase``: no final sigma)."""
 
     def map_char(self, ch: str) -> str:
-        return ch.lower()
+        return hf_lowercase(ch)
 
     def to_config(self) -> dict:
         return {"type": "Lowercase"}
 
+    def __repr__(self) -> str:
+        return "Lowercase()"
+
 
 class StripAccents(CharMapNormalizer):
-    """Drop nonspacing marks (run after NFD to strip accents, as in HF)."""
+    """Drop combining marks, HF's set of them (run after NFD to strip accents, as in HF).
+
+    HF's ``StripAccents`` drops spacing marks too (Mc, such as the Devanagari vowel
+    sign U+093E), unlike the ``BertNormalizer``'s accent stripping (Mn only).
+    """
 
     def map_char(self, ch: str) -> str:
-        return "" if unicodedata.category(ch) == "Mn" else ch
+        return "" if is_combining_mark(ch) else ch
 
     def to_config(self) -> dict:
         return {"type": "StripAccents"}
 
+    def __repr__(self) -> str:
+        return "StripAccents()"
+
 
 class UnicodeNormalizer(NormalizerBase):
-    """Apply a Unicode normalization form, aligned per combining sequence."""
+    """Apply a Unicode normalization form with HF's data and HF's alignments.
+
+    A composed character is aligned to the first character it was composed from, an
+    expansion to the character it came from (``unicode_forms``).
+    """
 
     form: Literal["NFC", "NFD", "NFKC", "NFKD"] = "NFC"
 
     def normalize_string(self, ns: NormalizedString) -> NormalizedString:
-        text, aligns = ns.normalized, ns.alignments
-        out, new_aligns = [], []
-        for start, end in _combining_sequences(text):
-            piece = unicodedata.normalize(self.form, text[start:end])
-            span = (aligns[start][0], aligns[end - 1][1])
-            out.append(piece)
-            new_aligns.extend([span] * len(piece))
-        return NormalizedString(ns.original, "".join(out), tuple(new_aligns))
+        stream = normalization_stream(ns.normalized, self.form)
+        return ns if stream is None else ns.apply_changes(stream)
 
     def to_config(self) -> dict:
         return {"type": self.form}
 
-
-def _combining_sequences(text: str):
-    """Yield spans of a starter followed by its combining characters (ccc > 0)."""
-    start = 0
-    for i in range(1, len(text) + 1):
-        if i == len(text) or unicodedata.combining(text[i]) == 0:
-            yield start, i
-            start = i
+    def __repr__(self) -> str:
+        return f"{self.form}()"
 
 
 class NFC(UnicodeNormalizer):
@@ -363,3 +403,6 @@ class Sequence(NormalizerBase):
 
     def to_config(self) -> dict:
         return {"type": "Sequence", "normalizers": [n.to_config() for n in self.normalizers]}
+
+    def __repr__(self) -> str:
+        return f"Sequence({self.normalizers!r})"

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from ..pipeline.added_tokens import AddedVocabulary
 from ..pipeline.normalizers import NormalizedString
+from ..pipeline.pre_tokenizers import split_pieces
 
 
 @dataclass(frozen=True)
@@ -91,13 +92,10 @@ def _trace_text(tokenizer, text: str, shift: int) -> list[WordTrace]:
     """Normalize and pre-tokenize ``text``, then trace every word."""
     normalizer, pre_tokenizer = tokenizer.normalizer, tokenizer.pre_tokenizer
     ns = normalizer.normalize(text) if normalizer is not None else NormalizedString.identity(text)
-    spans = pre_tokenizer.split(ns) if pre_tokenizer is not None else [(0, len(ns.normalized))]
     traces = []
-    for s, e in spans:
-        if e <= s:
-            continue
-        a, b = ns.span(s, e)
-        trace = trace_word(tokenizer.model, ns.normalized[s:e])
+    for piece in split_pieces(pre_tokenizer, ns):
+        a, b = piece.span(0, len(piece.normalized))
+        trace = trace_word(tokenizer.model, piece.normalized)
         trace.original, trace.span = text[a:b], (a + shift, b + shift)
         traces.append(trace)
     return traces

@@ -1,0 +1,109 @@
+"""HF's normalizers that edit the text: ``Strip``, ``Replace``, ``Prepend``.
+
+Each reproduces HF ``tokenizers``' change stream, so offsets into the original text are
+HF's: characters ``Strip`` removes leave no trace, ``Replace``'s content is aligned to
+the *last* character of what it replaced, ``Prepend``'s text to the first character.
+
+Not handled here: the character-mapping and Unicode normalizers (``normalizers``),
+patterns (``patterns``: ``Replace`` takes a literal string or a regex of its subset).
+"""
+
+from __future__ import annotations
+
+from .char_tables import is_white_space
+from .normalizers import NormalizedString, NormalizerBase
+from .patterns import Matcher
+
+
+class Strip(NormalizerBase):
+    """Remove whitespace (Rust's ``char::is_whitespace``) from the left and/or right end.
+
+    >>> Strip().normalize_str("  hi \\n")
+    'hi'
+    """
+
+    def __init__(self, left: bool = True, right: bool = True):
+        self.left, self.right = bool(left), bool(right)
+
+    def normalize_string(self, ns: NormalizedString) -> NormalizedString:
+        text = ns.normalized
+        lead = _run_length(text, self.left)
+        trail = _run_length(text[::-1], self.right)
+        if not lead and not trail:
+            return ns
+        if lead + trail >= len(text):
+            return ns.apply_changes([], initial_offset=len(text))
+        kept = text[lead:len(text) - trail]
+        changes = [(ch, 0) for ch in kept[:-1]] + [(kept[-1], -trail)]
+        return ns.apply_changes(changes, initial_offset=lead)
+
+    def to_config(self) -> dict:
+        return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
+
+    def __repr__(self) -> str:
+        return f"Strip(left={self.left!r}, right={self.right!r})"
+
+
+def _run_length(text: str, enabled: bool) -> int:
+    """How many whitespace characters ``text`` starts with (0 when not ``enabled``)."""
+    if not enabled:
+        return 0
+    n = 0
+    while n < len(text) and is_white_space(text[n]):
+        n += 1
+    return n
+
+
+class Replace(NormalizerBase):
+    """Replace every match of a pattern by ``content`` (HF ``normalizers.Replace``).
+
+    ``regex=False`` matches ``pattern`` literally (HF's ``String`` pattern); a regex
+    must be in the subset ``patterns`` translates exactly.
+
+    >>> Replace("``", '"').normalize_str("``hi''")
+    '"hi\\'\\''
+    """
+
+    def __init__(self, pattern: str, content: str, *, regex: bool = False):
+        self.matcher = Matcher(pattern, regex=regex)
+        self.content = content
+
+    def normalize_string(self, ns: NormalizedString) -> NormalizedString:
+        shift = 0
+        content_changes = [(ch, 1) for ch in self.content]
+        for start, end, is_match in self.matcher.pieces(ns.normalized):
+            if is_match:
+                ns = ns.apply_changes(content_changes, initial_offset=end - start,
+                                      start=start + shift, end=end + shift)
+                shift += len(self.content) - (end - start)
+        return ns
+
+    def to_config(self) -> dict:
+        return {"type": "Replace", "pattern": self.matcher.to_config(), "content": self.content}
+
+    def __repr__(self) -> str:
+        return f"Replace({self.matcher!r}, content={self.content!r})"
+
+
+class Prepend(NormalizerBase):
+    """Put ``prepend`` before a non-empty text, aligned to its first character.
+
+    >>> Prepend("\\u2581").normalize_str("hey")
+    '\\u2581hey'
+    """
+
+    def __init__(self, prepend: str):
+        self.prepend = prepend
+
+    def normalize_string(self, ns: NormalizedString) -> NormalizedString:
+        if not ns.normalized:
+            return ns
+        changes = [(ch, 1 if i else 0) for i, ch in enumerate(self.prepend)]
+        changes.append((ns.normalized[0], 1))
+        return ns.apply_changes(changes, start=0, end=1)
+
+    def to_config(self) -> dict:
+        return {"type": "Prepend", "prepend": self.prepend}
+
+    def __repr__(self) -> str:
+        return f"Prepend({self.prepend!r})"

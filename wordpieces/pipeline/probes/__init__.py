@@ -1,0 +1,1 @@
+"""Scripts that probe HF ``tokenizers`` and write ``wordpieces/pipeline/data/``."""
