@@ -1,0 +1,107 @@
+"""The README's command-line walk-through runs as written, on a fresh folder beside ../shared.
+
+The ``console`` block under "## The command line" is read from README.md: each ``$ ``
+line (with its ``\\`` continuations) is a command, the lines after it its expected
+output, where a line ``...`` stands for any lines left out. The commands run one after
+another with bash in an empty temporary folder whose ``../shared`` is a link to the real
+shared data (read in place), as on a fresh clone; the TensorFlow export is skipped when
+TensorFlow Text is not installed (``scripts/test-tensorflow`` has it).
+
+Not handled here: the other console blocks (the playground's are run by test_serve.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.shared_data import shared_path
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+SECTION = "## The command line"
+ELLIPSIS = "..."
+HAVE_TF = importlib.util.find_spec("tensorflow_text") is not None
+
+
+@dataclass
+class Step:
+    """One command of the walk-through and the output the README shows for it."""
+
+    command: str
+    output: list[str] = field(default_factory=list)
+
+    @property
+    def needs_tensorflow(self) -> bool:
+        return "--format tensorflow" in self.command
+
+
+def walkthrough(text: str) -> list[Step]:
+    """The commands of the first ``console`` block after ``SECTION``, with their outputs."""
+    block = text.split(SECTION, 1)[1].split("```console\n", 1)[1].split("\n```", 1)[0]
+    steps: list[Step] = []
+    continued = False
+    for line in block.splitlines():
+        if continued:
+            steps[-1].command += "\n" + line
+        elif line.startswith("$ "):
+            steps.append(Step(line[2:]))
+        else:
+            steps[-1].output.append(line)
+        continued = line.endswith("\\")
+    return steps
+
+
+def matches(expected: list[str], actual: list[str]) -> bool:
+    """Tell whether ``actual`` is ``expected`` with each ``...`` line standing for any lines."""
+    if not expected:
+        return True  # the README shows no output: only the exit status counts
+    if ELLIPSIS not in expected:
+        return actual == expected
+    cut = expected.index(ELLIPSIS)
+    head, rest = expected[:cut], expected[cut + 1:]
+    if actual[:cut] != head:
+        return False
+    return any(matches(rest, actual[start:]) if rest else True
+               for start in range(cut, len(actual) + 1))
+
+
+def test_walkthrough_parser_reads_commands_continuations_and_outputs():
+    """The parser keeps continuation lines with their command and outputs with theirs."""
+    steps = walkthrough(f"{SECTION}\n\n```console\n$ a \\\n    b\n$ c   # note\nout\n...\n"
+                        "end\n```\n")
+    assert [(s.command, s.output) for s in steps] == [
+        ("a \\\n    b", []), ("c   # note", ["out", ELLIPSIS, "end"])]
+    assert matches(["out", ELLIPSIS, "end"], ["out", "x", "y", "end"])
+    assert not matches(["out", ELLIPSIS, "end"], ["out", "x"])
+    assert not matches(["out"], ["out", "more"])
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_readme_walkthrough_runs_as_written(tmp_path):
+    """Every command of the walk-through exits 0 and prints what the README shows."""
+    shared = shared_path()
+    (tmp_path / "shared").symlink_to(shared, target_is_directory=True)
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "WORDPIECES_SHARED"}
+    env.update(NO_COLOR="1", PATH=os.path.dirname(sys.executable) + os.pathsep
+               + env.get("PATH", ""))
+    steps = walkthrough(README.read_text(encoding="utf-8"))
+    assert len(steps) >= 10, "the walk-through was not found in README.md"
+    for step in steps:
+        if step.needs_tensorflow and not HAVE_TF:
+            continue
+        proc = subprocess.run(["bash", "-o", "pipefail", "-c", step.command], cwd=clone,
+                              env=env, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, f"$ {step.command}\n{proc.stderr}"
+        actual = proc.stdout.rstrip("\n").splitlines()
+        assert matches(step.output, actual), (
+            f"$ {step.command}\nREADME shows:\n" + "\n".join(step.output)
+            + "\ngot:\n" + "\n".join(actual))
