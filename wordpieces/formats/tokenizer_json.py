@@ -11,9 +11,9 @@ This module knows nothing of ``Tokenizer``: it turns files into ``TokenizerParts
 stages and settings a tokenizer is built from) and parts into files;
 ``Tokenizer.from_parts`` and ``Tokenizer.to_parts`` do the rest.
 
-Not handled here: HF components other than those listed in ``NORMALIZERS``,
-``PRE_TOKENIZERS``, ``PROCESSORS``, ``DECODERS`` and ``MODELS`` (they are reported
-by name); telling a tokenizer from a bundle (``load``); bundles (``bundle``).
+Not handled here: the stages' JSON blocks (``stage_json``, which also refuses the HF
+components this package does not implement, by name); telling a tokenizer from a
+bundle (``load``); bundles (``bundle``).
 """
 
 from __future__ import annotations
@@ -24,20 +24,21 @@ import os
 from typing import Any
 
 from ..encoding.padding import PaddingParams, TruncationParams
-from ..errors import FormatError, VocabError
+from ..errors import FormatError
 from ..flavors.rules import FLAVORS
 from ..pipeline import models, normalizers, pre_tokenizers
 from ..pipeline.added_tokens import AddedToken
-from ..pipeline.decoders import Decoder, WordPieceDecoder
-from ..pipeline.processors import (
-    BertProcessing,
-    Piece,
-    PostProcessor,
-    SpecialTokenSpec,
-    TemplateProcessing,
-)
-from ..vocab import Vocab
+from ..pipeline.decoders import Decoder
+from ..pipeline.processors import PostProcessor
 from .atomic import atomic_write_text
+from .stage_json import (
+    decoder_from,
+    model_config,
+    model_from,
+    normalizer_from,
+    pre_tokenizer_from,
+    processor_from,
+)
 from .strict_json import Node, parse_json
 from .transformers_config import (
     TransformersConfig,
@@ -76,18 +77,6 @@ class TokenizerParts:
 
 
 # ---------------------------------------------------------------- writing
-
-
-def model_config(model, *, with_vocab: bool = True) -> dict:
-    """HF's ``model`` block for a WordPiece or WordLevel model."""
-    vocab = {"vocab": model.get_vocab()} if with_vocab else {}
-    if isinstance(model, models.WordPiece):
-        return {"type": "WordPiece", "unk_token": model.unk_token,
-                "continuing_subword_prefix": model.continuing_subword_prefix,
-                "max_input_chars_per_word": model.max_input_chars_per_word, **vocab}
-    if isinstance(model, models.WordLevel):
-        return {"type": "WordLevel", **vocab, "unk_token": model.unk_token}
-    raise TypeError(f"cannot save a model of type {type(model).__name__}")
 
 
 def parts_to_dict(parts: TokenizerParts, *, with_vocab: bool = True) -> dict:
@@ -259,151 +248,6 @@ def parts_from_file(path: str | os.PathLike) -> TokenizerParts:
 
 
 # ---------------------------------------------------------------- components
-
-
-def model_from(node: Node, settings: dict, vocab_tokens: list[str] | None = None):
-    """Build the WordPiece or WordLevel model of a ``model`` block."""
-    node.expect("an object")
-    kind = node.get("type", "a string", default=None)
-    if kind is None:  # older files: untagged; WordPiece is the one with a prefix
-        kind = "WordPiece" if "continuing_subword_prefix" in node.value else "WordLevel"
-    vocab = _vocab_from(node, vocab_tokens)
-    unk = node.get("unk_token", "a string", default="[UNK]" if kind == "WordPiece" else "<unk>")
-    try:
-        if kind == "WordPiece":
-            return models.WordPiece(
-                vocab, unk_token=unk,
-                continuing_subword_prefix=node.get("continuing_subword_prefix", "a string",
-                                                   default="##"),
-                max_input_chars_per_word=node.get("max_input_chars_per_word",
-                                                  "a non-negative integer", default=100),
-                max_input_bytes_per_word=settings["max_input_bytes_per_word"])
-        if kind == "WordLevel":
-            return models.WordLevel(vocab, unk_token=unk)
-    except VocabError as e:
-        node.fail(str(e))
-    node.fail(f"unsupported model type {kind!r} (supported: WordPiece, WordLevel)",
-              node.path + ".type")
-
-
-def _vocab_from(node: Node, vocab_tokens: list[str] | None) -> Vocab:
-    if vocab_tokens is not None:
-        return Vocab(vocab_tokens)
-    vocab = node.child("vocab")
-    mapping = vocab.expect("an object")
-    for token, id_ in mapping.items():
-        if isinstance(id_, bool) or not isinstance(id_, int):
-            vocab.child(token).expect("a non-negative integer")
-    try:
-        return Vocab.from_mapping(mapping)
-    except VocabError as e:
-        vocab.fail(str(e))
-
-
-NORMALIZERS = ("BertNormalizer", "Lowercase", "StripAccents", "NFC", "NFD", "NFKC", "NFKD",
-               "Sequence")
-
-
-def normalizer_from(node: Node, flavor: str):
-    """Build a normalizer from its JSON block (None for null)."""
-    if node.value is None:
-        return None
-    kind = node.choice("type", {k: k for k in NORMALIZERS})
-    if kind == "BertNormalizer":
-        return normalizers.BertNormalizer(
-            clean_text=node.get("clean_text", "a boolean", default=True),
-            handle_chinese_chars=node.get("handle_chinese_chars", "a boolean", default=True),
-            strip_accents=node.get("strip_accents", "a boolean", default=None, nullable=True),
-            lowercase=node.get("lowercase", "a boolean", default=True), flavor=flavor)
-    if kind == "Sequence":
-        return normalizers.Sequence([normalizer_from(n, flavor)
-                                     for n in node.child("normalizers").elements()])
-    return getattr(normalizers, kind)()
-
-
-PRE_TOKENIZERS = ("BertPreTokenizer", "Whitespace", "WhitespaceSplit", "Split", "Sequence")
-_BEHAVIORS = {"".join(p.title() for p in b.split("_")): b for b in pre_tokenizers.BEHAVIORS}
-
-
-def pre_tokenizer_from(node: Node, flavor: str):
-    """Build a pre-tokenizer from its JSON block (None for null)."""
-    if node.value is None:
-        return None
-    kind = node.choice("type", {k: k for k in PRE_TOKENIZERS})
-    if kind == "BertPreTokenizer":
-        return pre_tokenizers.BertPreTokenizer(flavor=flavor)
-    if kind == "Sequence":
-        return pre_tokenizers.Sequence([pre_tokenizer_from(n, flavor)
-                                     for n in node.child("pretokenizers").elements()])
-    if kind == "Split":
-        pattern = node.child("pattern")
-        pattern.expect("an object")
-        if len(pattern.value) != 1 or next(iter(pattern.value)) not in ("Regex", "String"):
-            pattern.fail("expected {\"Regex\": ...} or {\"String\": ...}")
-        key = next(iter(pattern.value))
-        try:
-            return pre_tokenizers.Split(pattern.get(key, "a string"),
-                                        node.choice("behavior", _BEHAVIORS),
-                                        invert=node.get("invert", "a boolean", default=False),
-                                        regex=key == "Regex")
-        except ValueError as e:
-            pattern.fail(str(e))
-    return getattr(pre_tokenizers, kind)()
-
-
-def processor_from(node: Node):
-    """Build a TemplateProcessing or BertProcessing from its JSON block (None for null)."""
-    if node.value is None:
-        return None
-    kind = node.choice("type", {"TemplateProcessing": 0, "BertProcessing": 1})
-    if kind == 1:
-        return BertProcessing(_token_pair(node.child("sep")), _token_pair(node.child("cls")))
-    specs = [_special_spec(name, spec) for name, spec in node.child("special_tokens").members()]
-    try:
-        return TemplateProcessing(_pieces(node.child("single")), _pieces(node.child("pair")),
-                                  special_tokens=specs)
-    except ValueError as e:
-        node.fail(str(e))
-
-
-def _token_pair(node: Node) -> tuple[str, int]:
-    if len(node.expect("an array")) != 2:
-        node.fail("expected [token, id]")
-    return node.child(0).expect("a string"), node.child(1).expect("a non-negative integer")
-
-
-def _special_spec(name: str, node: Node) -> SpecialTokenSpec:
-    ids = tuple(e.expect("a non-negative integer") for e in node.child("ids").elements())
-    tokens = tuple(e.expect("a string") for e in node.child("tokens").elements())
-    if len(ids) != len(tokens):
-        node.fail(f"'ids' has {len(ids)} entries but 'tokens' has {len(tokens)}")
-    return SpecialTokenSpec(node.get("id", "a string", default=name), ids, tokens)
-
-
-def _pieces(node: Node) -> list[Piece]:
-    pieces = []
-    for element in node.elements():
-        element.expect("an object")
-        if len(element.value) != 1 or next(iter(element.value)) not in ("Sequence",
-                                                                          "SpecialToken"):
-            element.fail('expected {"Sequence": ...} or {"SpecialToken": ...}')
-        key = next(iter(element.value))
-        body = element.child(key)
-        name = body.get("id", "a string")
-        if key == "Sequence" and name not in ("A", "B"):
-            body.fail(f"a sequence id is 'A' or 'B', got {name!r}", body.path + ".id")
-        pieces.append(Piece(name, body.get("type_id", "a non-negative integer", default=0),
-                            key == "Sequence"))
-    return pieces
-
-
-def decoder_from(node: Node):
-    """Build the WordPiece decoder from its JSON block (None for null)."""
-    if node.value is None:
-        return None
-    node.choice("type", {"WordPiece": 0})
-    return WordPieceDecoder(node.get("prefix", "a string", default="##"),
-                            node.get("cleanup", "a boolean", default=True))
 
 
 def added_tokens_from(node: Node, vocab_size: int) -> list[AddedToken]:

@@ -132,11 +132,15 @@ _DELETE = object()
 MALFORMED = [
     (["model", "vocab"], [], r"tokenizer\.json: model\.vocab: expected an object, got an array"),
     (["model"], _DELETE, r"tokenizer\.json: missing required key 'model'"),
-    (["model", "type"], "BPE", r"model\.type: unsupported model type 'BPE'"),
+    (["model", "type"], "BPE", r"tokenizer\.json: model: BPE is not supported: BPE models are "
+     r"not implemented"),
+    (["model", "type"], "Foo", r"tokenizer\.json: model: Foo is not supported"),
     (["model", "vocab", "hello"], "7", r"model\.vocab\['hello'\]|model\.vocab\.hello"),
     (["model", "vocab", "hello"], 0, r"model\.vocab: .*bad id 0"),
     (["model", "unk_token"], "<nope>", r"model: .*unknown token '<nope>'"),
-    (["normalizer", "type"], "Replace", r"normalizer\.type: unsupported value 'Replace'"),
+    (["normalizer", "type"], "Precompiled",
+     r"tokenizer\.json: normalizer: Precompiled is not supported: SentencePiece"),
+    (["normalizer", "type"], "Replace", r"normalizer: missing required key 'pattern'"),
     (["normalizer", "lowercase"], "yes", r"normalizer\.lowercase: expected a boolean"),
     (["added_tokens", 1, "content"], 5, r"added_tokens\[1\]\.content: expected a string"),
     (["added_tokens", 0, "id"], -1, r"added_tokens\[0\]\.id: expected a non-negative integer"),
@@ -149,7 +153,16 @@ MALFORMED = [
      r"post_processor\.special_tokens\['\[CLS\]'\]\.ids: expected an array"),
     (["post_processor", "single", 0, "SpecialToken", "id"], "[NOPE]",
      r"post_processor: single template uses special tokens \['\[NOPE\]'\]"),
-    (["decoder", "type"], "ByteLevel", r"decoder\.type: unsupported value 'ByteLevel'"),
+    (["decoder", "type"], "ByteLevel", r"decoder: ByteLevel is not supported: byte-level"),
+    (["decoder", "type"], "ByteFallback", r"decoder: ByteFallback is not supported"),
+    (["pre_tokenizer"], {"type": "Sequence", "pretokenizers": [
+        {"type": "WhitespaceSplit"}, {"type": "ByteLevel"}]},
+     r"tokenizer\.json: pre_tokenizer\.pretokenizers\[1\]: ByteLevel is not supported: "
+     r"byte-level BPE"),
+    (["post_processor"], {"type": "ByteLevel"}, r"post_processor: ByteLevel is not supported"),
+    (["pre_tokenizer"], {"type": "Split", "pattern": {"Regex": r"(?<=a)b"},
+                         "behavior": "Isolated"},
+     r"pre_tokenizer\.pattern: bad split pattern '\(\?<=a\)b': .*a look-behind"),
     (["pre_tokenizer"], {"type": "Split", "pattern": {"Regex": "("}, "behavior": "Isolated"},
      r"pre_tokenizer\.pattern: bad split pattern"),
 ]
