@@ -23,6 +23,10 @@ class PipelineMismatchError(WordpiecesError, ValueError):
     """Word counts were made with another normalizer or pre-tokenizer than expected."""
 
 
+class UnsafePatternError(WordpiecesError, ValueError):
+    """A regular expression from a file could take exponential time (see ``safe_regex``)."""
+
+
 class MissingDependencyError(WordpiecesError, ImportError):
     """An optional extra is needed; the message says which one to install."""
 

@@ -1,0 +1,97 @@
+"""Patterns from files cannot make encoding exponential (issue 14, "What to build" 2).
+
+Without the ``re2`` extra a pattern that can backtrack catastrophically is refused at
+compile time naming the field and the extra; with it, the pattern runs in linear time
+with Python's Unicode classes; a safe pattern is compiled by ``re`` as before.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wordpieces.errors import UnsafePatternError
+from wordpieces.pipeline.safe_regex import (
+    backtracking_risk,
+    compile_pattern,
+    risky_examples,
+    unicode_classes_for_re2,
+)
+
+SAFE = [r"\s+", r"\w+|[^\w\s]+", r"(\d{1,3}\.)+", r"(ab+)+", r"(?:a|b)+", r"(a|ab)+",
+        r"'s|'t|'re| ?[^\s\d]+|\s+(?!\S)|\s+", r"(?>a+)+b", r"[\w\-]+", r"(\s|,)+"]
+RISKY = [*risky_examples(), r"(a|aa)+$", r"(a+|b)+c", r"(?:[^\W]|\d)+x"]
+
+
+@pytest.fixture
+def without_re2(monkeypatch):
+    """As on an install without the extra: importing re2 fails."""
+    monkeypatch.setitem(sys.modules, "re2", None)
+
+
+@pytest.mark.parametrize("pattern", SAFE)
+def test_a_safe_pattern_is_compiled_by_re_unchanged(pattern):
+    """Nothing changes for patterns that cannot blow up: the same re.Pattern as before."""
+    assert backtracking_risk(pattern) is None
+    assert compile_pattern(pattern, field="pattern") == re.compile(pattern)
+
+
+@pytest.mark.parametrize("pattern", RISKY)
+def test_a_risky_pattern_without_the_extra_is_refused_naming_field_and_extra(pattern,
+                                                                               without_re2):
+    """(a+)+$ took ~50 s on 31 characters, doubling per character: refused at load."""
+    with pytest.raises(UnsafePatternError, match=(
+            rf"^pre_tokenizer\.pattern\.Regex: the pattern {re.escape(repr(pattern))} can "
+            r"take exponential time on some texts \(.*\); install the linear-time engine "
+            r"to use it: pip install 'wordpieces\[re2\]'$")):
+        compile_pattern(pattern, field="pre_tokenizer.pattern.Regex")
+
+
+def test_an_invalid_pattern_is_a_value_error_naming_the_field():
+    """A pattern that does not compile says so with the field."""
+    with pytest.raises(ValueError, match=r"^normalizer\.pattern: invalid regular expression"):
+        compile_pattern("(a", field="normalizer.pattern")
+
+
+def test_a_risky_pattern_with_the_extra_runs_in_linear_time():
+    """With RE2, '(a+)+$' on 'a'*100000 + '!' returns at once (subprocess time limit)."""
+    pytest.importorskip("re2")
+    code = ("from wordpieces.pipeline.safe_regex import compile_pattern as c;"
+            "p = c(r'(a+)+$', field='f'); print(p.search('a' * 100000 + '!'),"
+            " p.search('aaa').span())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.split() == ["None", "(0,", "3)"], out.stderr
+
+
+@pytest.mark.parametrize("pattern, expected", [
+    (r"\w+", r"[\p{L}\p{N}_]+"), (r"[\w-]", r"[\p{L}\p{N}_-]"), (r"\D\S", r"\P{Nd}[^\s\p{Z}"
+     r"\x{0b}\x{85}\x{1c}-\x{1f}]"), (r"[]a]\.", r"[\]a]\."), (r"[^\d]", r"[^\p{Nd}]")])
+def test_classes_are_rewritten_to_pythons_unicode_meaning(pattern, expected):
+    """RE2's \\w, \\d and \\s are ASCII: rewritten so both engines split alike."""
+    assert unicode_classes_for_re2(pattern) == expected
+
+
+def test_a_negated_class_inside_brackets_has_no_re2_spelling():
+    """[\\W] cannot be written for RE2 with Python's meaning: refused, not changed."""
+    with pytest.raises(UnsafePatternError, match=r"uses \\W inside brackets"):
+        unicode_classes_for_re2(r"[\W.]+", "pattern")
+
+
+TEXT = st.text(alphabet="ab1 _-é日١²\x0b\u0301\u00a0\u3000\u2028\t\n\x1c.,!Σ", max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXT, pattern=st.sampled_from([r"(\w+\s?)+", r"(\d+)+", r"(\s+|\W)+",
+                                           r"([\w-]+,?)+", r"(\S+\s*)+"]))
+def test_re2_finds_what_re_finds_on_unicode_text(text, pattern):
+    """Where both engines can run a pattern, they find the same matches (spans)."""
+    re2 = pytest.importorskip("re2")
+    ours = re2.compile(unicode_classes_for_re2(pattern))
+    assert [m.span() for m in ours.finditer(text)] == \
+        [m.span() for m in re.finditer(pattern, text)]
