@@ -168,3 +168,20 @@ def test_dask_encode_names_the_file_line_of_bad_utf8_in_a_later_block(tmp_path, 
                "--blocksize", "4000", "-o", tmp_path / "shards")
     assert proc.returncode == 2, proc.err
     assert "bad.txt:1001: not valid UTF-8" in proc.err
+
+
+def test_an_error_on_a_temporary_file_is_reported_under_the_outputs_name(tmp_path):
+    """An OSError naming the temporary beside the output is re-raised naming the output."""
+    import errno
+    import re
+
+    from wordpieces.cli.common import CLIError, naming_output
+
+    target = str(tmp_path / "counts.tsv")
+    temporary = str(tmp_path / ".counts.tsv.x1y2.tmp")
+    with pytest.raises(CLIError, match=rf"^{re.escape(target)}: cannot write: No space left on device$"):
+        with naming_output(target):
+            raise OSError(errno.ENOSPC, "No space left on device", temporary)
+    with pytest.raises(OSError, match="Broken pipe"):  # not about the output file: unchanged
+        with naming_output(target):
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
