@@ -179,7 +179,8 @@ def test_an_error_on_a_temporary_file_is_reported_under_the_outputs_name(tmp_pat
 
     target = str(tmp_path / "counts.tsv")
     temporary = str(tmp_path / ".counts.tsv.x1y2.tmp")
-    with pytest.raises(CLIError, match=rf"^{re.escape(target)}: cannot write: No space left on device$"):
+    expected = rf"^{re.escape(target)}: cannot write: No space left on device$"
+    with pytest.raises(CLIError, match=expected):
         with naming_output(target):
             raise OSError(errno.ENOSPC, "No space left on device", temporary)
     with pytest.raises(OSError, match="Broken pipe"):  # not about the output file: unchanged
