@@ -20,10 +20,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
-import json
 import os
 import re
-import warnings
 from collections.abc import Iterable, Sequence
 
 from .encoding.batch_encoding import BatchEncoding, call_tokenizer
@@ -42,7 +40,7 @@ from .formats.tokenizer_json import (
     parts_to_str,
     save_parts,
 )
-from .formats.transformers_config import TransformersConfig, hf_differences, read_config
+from .formats.transformers_config import TransformersConfig, with_config_file
 from .pipeline import models
 from .pipeline.added_tokens import AddedToken, AddedVocabulary
 from .pipeline.decoders import Decoder, WordPieceDecoder, detokenize
@@ -184,12 +182,7 @@ class Tokenizer(TransformersMixin):
         A ``tokenizer_config.json`` beside it (``transformers``' file) sets
         ``model_max_length``, the padding and truncation sides and the special-token roles.
         """
-        parts = parts_from_file(path)
-        path = os.fspath(path)
-        read = read_config(path if os.path.isdir(path) else os.path.dirname(path))
-        if read is not None:
-            parts = dataclasses.replace(parts, transformers=read[0])
-        return cls.from_parts(parts)
+        return cls.from_parts(with_config_file(parts_from_file(path), path))
 
     @classmethod
     def from_str(cls, json_text: str) -> Tokenizer:
@@ -206,34 +199,20 @@ class Tokenizer(TransformersMixin):
         tokenizer.json, vocab.txt, wordpieces.json (the flavor…), tokenizer_config.json
         and special_tokens_map.json. A path ending in ``.json`` writes only that HF
         ``tokenizer.json`` file. A flavor HF cannot reproduce is a warning naming the
-        differences (``formats.transformers_config.hf_differences``).
+        differences (``hf_differences``).
         """
-        differences = hf_differences(self.flavor, self._normalizer, self._model)
-        if differences:
-            warnings.warn(f"{os.fspath(path)}: Hugging Face will not read this tokenizer "
-                          f"exactly (flavor {self.flavor!r}, kept in wordpieces.json; pick "
-                          f"flavor='huggingface' to match it): " + "; ".join(differences),
-                          UserWarning, stacklevel=2)
+        self.warn_hf_differences(path)
         save_parts(self.to_parts(), path)
 
     def __eq__(self, other: object) -> bool:
         """Equal when the configuration and vocabulary are (not where they were read from)."""
         if not isinstance(other, Tokenizer):
             return NotImplemented
-        return self._identity() == other._identity()
+        return self.identity_text() == other.identity_text()
 
     def __hash__(self) -> int:
         """A hash of the configuration and vocabulary: do not change a tokenizer used as key."""
-        return hash(self._identity())
-
-    def _identity(self) -> str:
-        """The configuration and vocabulary as text (defaults resolved, no file path)."""
-        resolved = TransformersConfig(self.model_max_length, self.padding_side,
-                                      self.truncation_side,
-                                      tuple(self.special_tokens_map.items()))
-        state = parts_state(dataclasses.replace(self.to_parts(), vocab_path=None,
-                                                transformers=resolved))
-        return json.dumps(state, sort_keys=True, ensure_ascii=False)
+        return hash(self.identity_text())
 
     def __getstate__(self) -> dict:
         return parts_state(self.to_parts())

@@ -19,16 +19,19 @@ encodings (``encoding.finishing``), reading files (``formats``).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import warnings
 from collections.abc import Iterable
 
 from .encoding.batch_encoding import BatchEncoding, pad_inputs
 from .errors import FormatError
-from .formats.tokenizer_json import TOKENIZER_JSON, VOCAB_TXT, tokenizer_files
+from .formats.tokenizer_json import TOKENIZER_JSON, VOCAB_TXT, parts_state, tokenizer_files
 from .formats.transformers_config import (
     SPECIAL_TOKEN_NAMES,
     TOKENIZER_CONFIG_JSON,
     TransformersConfig,
+    hf_differences,
     read_config,
     side,
     slow_options,
@@ -195,6 +198,31 @@ class TransformersMixin:
                           return_tensors=return_tensors)
 
     # ------------------------------------------------------------ files
+
+    def hf_differences(self) -> list[str]:
+        """Where HF reading this tokenizer's saved ``tokenizer.json`` gives other ids (flavor)."""
+        return hf_differences(self.flavor, self.normalizer, self.model)  # type: ignore[attr-defined]
+
+    def warn_hf_differences(self, path: str | os.PathLike) -> None:
+        """Warn (``UserWarning``) that a save to ``path`` will not read the same in HF, and why."""
+        differences = self.hf_differences()
+        if differences:
+            warnings.warn(f"{os.fspath(path)}: Hugging Face will not read this tokenizer "
+                          f"exactly (flavor {self.flavor!r}, kept in wordpieces.json; pick "  # type: ignore[attr-defined]
+                          f"flavor='huggingface' to match it): " + "; ".join(differences),
+                          UserWarning, stacklevel=3)
+
+    def identity_text(self) -> str:
+        """The configuration and vocabulary as text (defaults resolved, no file path).
+
+        What ``==`` and ``hash`` compare: two tokenizers built from the same files are equal.
+        """
+        resolved = TransformersConfig(self.model_max_length, self.padding_side,
+                                      self.truncation_side,
+                                      tuple(self.special_tokens_map.items()))
+        parts = dataclasses.replace(self.to_parts(), vocab_path=None,  # type: ignore[attr-defined]
+                                    transformers=resolved)
+        return json.dumps(parts_state(parts), sort_keys=True, ensure_ascii=False)
 
     @classmethod
     def from_pretrained(cls, directory: str | os.PathLike):

@@ -229,7 +229,8 @@ def to_tensors(data: dict, kind: str | None) -> dict:
     if kind is None:
         return data
     for key, value in data.items():
-        if key not in _PER_ROW and len({len(v) for v in value}) > 1:
+        rows = value if value and isinstance(value[0], list) else [value]
+        if key not in _PER_ROW and len({len(v) for v in rows}) > 1:
             raise ValueError(f"cannot make one tensor of {key!r}: the rows have different "
                              f"lengths; pass padding=True (or padding='max_length')")
     if kind == "np":
@@ -270,8 +271,9 @@ def pad_inputs(inputs, *, padding, max_length: int | None, pad_to_multiple_of: i
         params = PaddingParams(direction=side, pad_id=pad_id, pad_type_id=pad_type_id,
                                length=max_length if strategy == "max_length" else None,
                                pad_to_multiple_of=pad_to_multiple_of)
-        columns = _pad_columns(columns, params)
-    if single and return_tensors is None:
+        skip = () if return_attention_mask else ("attention_mask",)  # left as given
+        columns = _pad_columns(columns, params, skip)
+    if single:  # transformers adds no batch dimension to one row, even as tensors
         columns = {k: v[0] for k, v in columns.items()}
     return BatchEncoding(to_tensors(columns, return_tensors))
 
@@ -296,11 +298,12 @@ def _plain(value) -> list:
     return value.tolist() if hasattr(value, "tolist") else list(value)
 
 
-def _pad_columns(columns: dict[str, list], params: PaddingParams) -> dict[str, list]:
+def _pad_columns(columns: dict[str, list], params: PaddingParams,
+                 skip: tuple[str, ...]) -> dict[str, list]:
     target = params.target_length([len(row) for row in columns["input_ids"]])
     out = {}
     for key, rows in columns.items():
-        if key not in _PAD_VALUES:
+        if key not in _PAD_VALUES or key in skip:
             out[key] = rows
             continue
         fill = _PAD_VALUES[key]

@@ -193,6 +193,14 @@ def read_config(directory: str) -> tuple[TransformersConfig, dict[str, Any]] | N
     return _config(node, "model_max_length", ordered), node.value
 
 
+def with_config_file(parts, path: str | os.PathLike):
+    """``parts`` (a ``TokenizerParts``) with the settings of a ``tokenizer_config.json``
+    beside ``path`` (a ``tokenizer.json`` or its directory), if there is one."""
+    path = os.fspath(path)
+    read = read_config(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    return parts if read is None else dataclasses.replace(parts, transformers=read[0])
+
+
 def slow_options(raw: dict[str, Any], config: TransformersConfig) -> dict[str, Any]:
     """``Tokenizer.from_vocab`` options from a slow BERT tokenizer's ``tokenizer_config.json``."""
     options: dict[str, Any] = {}

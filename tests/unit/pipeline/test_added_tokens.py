@@ -78,3 +78,75 @@ def test_batch_search_agrees_with_each_text(texts, contents):
         assert vocab.appears_in_any(texts)
     if not contents:
         assert not vocab.appears_in_any(texts)
+
+
+# ------------------------------------------------ defaults as HF's (issue 11, item 3)
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(special=True), dict(special=False),
+                                    dict(normalized=False), dict(special=True, normalized=True),
+                                    dict(lstrip=True, single_word=True)])
+def test_defaults_match_tokenizers(kwargs):
+    """AddedToken(...) has the flags tokenizers.AddedToken(...) has, for the same arguments."""
+    ours, theirs = AddedToken("<x>", **kwargs), hf.AddedToken("<x>", **kwargs)
+    for flag in ("special", "normalized", "lstrip", "rstrip", "single_word"):
+        assert getattr(ours, flag) == getattr(theirs, flag), flag
+
+
+def _with_added(add: str, token_kwargs: dict):
+    ours, theirs = minilm_pair()
+    for tok in (ours, theirs):
+        tok.no_padding()
+        tok.no_truncation()
+    getattr(ours, add)([AddedToken("<x>", **token_kwargs)])
+    getattr(theirs, add)([hf.AddedToken("<x>", **token_kwargs)])
+    return ours, theirs
+
+
+ADD_CASES = [("add_tokens", {}), ("add_special_tokens", {}),
+             ("add_tokens", {"special": True}), ("add_special_tokens", {"normalized": True})]
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("add,token_kwargs", ADD_CASES)
+def test_added_token_flags_as_hf(add, token_kwargs):
+    """add_tokens keeps an AddedToken's flags; add_special_tokens makes it special, as HF."""
+    ours, theirs = _with_added(add, token_kwargs)
+    [entry] = [t for t in ours.added_tokens if t.content == "<x>"]
+    [hf_entry] = [t for t in theirs.get_added_tokens_decoder().values() if t.content == "<x>"]
+    assert (entry.special, entry.normalized) == (hf_entry.special, hf_entry.normalized)
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("add,token_kwargs", ADD_CASES)
+def test_decode_keeps_plain_added_tokens(add, token_kwargs):
+    """'hello <x> done' decodes as HF does: a plain added token stays, a special one goes."""
+    ours, theirs = _with_added(add, token_kwargs)
+    for text in ("hello <x> done", "HELLO <X> done"):
+        ids = ours.encode(text).ids
+        assert ids == theirs.encode(text).ids
+        assert ours.decode(ids) == theirs.decode(ids)
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("add,token_kwargs", ADD_CASES)
+def test_saved_and_reloaded_added_tokens_as_hf(tmp_path, add, token_kwargs):
+    """Saved: the entry is HF's; reloaded (by us and by HF): same encodings and decoding."""
+    import json
+
+    from tests.hf_reference import fields, sample_lines
+    from wordpieces.formats.load import load
+
+    ours, theirs = _with_added(add, token_kwargs)
+    ours.save(tmp_path / "ours")
+    theirs.save(str(tmp_path / "theirs.json"))
+    saved = json.loads((tmp_path / "ours" / "tokenizer.json").read_text())["added_tokens"]
+    expected = json.loads((tmp_path / "theirs.json").read_text())["added_tokens"]
+    assert saved == expected
+    reloaded = load(tmp_path / "ours")
+    hf_reloaded = hf.Tokenizer.from_file(str(tmp_path / "ours" / "tokenizer.json"))
+    for line in sample_lines("english", 20, seed=2):
+        text = line.replace(" the ", " <x> ").replace(" a ", " <X> ")
+        assert fields(reloaded.encode(text)) == fields(hf_reloaded.encode(text))
+        ids = reloaded.encode(text).ids
+        assert reloaded.decode(ids) == hf_reloaded.decode(ids)
