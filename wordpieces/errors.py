@@ -1,4 +1,23 @@
-"""Name the errors a user can meet; each message says what, where and which value."""
+"""Name the errors a user can meet; each message says what, where and which value.
+
+Also the documented caps on sizes and the one checker of each kind of value, used where
+the value enters (a file or an argument) so that both backends and every entry point
+refuse the same values with the same words:
+
+=============================================  ===============  =========================
+value                                          cap              checked by
+=============================================  ===============  =========================
+``num_threads``, ``num_proc``                  1 .. 1024        ``check_thread_count``
+padding ``length``, ``pad_to_multiple_of``     2**20 tokens     ``check_size``
+truncation ``max_length``, ``stride``          2**24 tokens     ``check_size``
+``max_input_chars_per_word`` (and ``_bytes_``) 0 .. 2**30       ``check_size``
+a learner's ``vocab_size``                     reserved+1 ..    ``check_size``
+                                               2**24
+a count in a counts file                       19 digits        ``learn.counting``
+=============================================  ===============  =========================
+
+Every message is non-empty (``describe_error``; a bare ``MemoryError`` included).
+"""
 
 from __future__ import annotations
 
@@ -62,7 +81,7 @@ def check_thread_count(value, name: str = "num_threads"):
 #
 # Every size that comes from a file or an argument is checked where it enters, against
 # one of these caps, so that a hostile or mistyped configuration is refused with the
-# field's name instead of exhausting memory or time later. docs/robustness.md lists them.
+# field's name instead of exhausting memory or time later (the table above).
 
 MAX_THREADS = 1024
 """``num_threads`` / ``num_proc``: the native batch encoder's own limit, for both backends."""
