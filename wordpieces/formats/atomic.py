@@ -16,8 +16,9 @@ arrays, TensorFlow SavedModels), so that all of them behave alike:
   temporary;
 - ``AtomicFile`` writes one file; ``FileSet`` several files that belong together (a
   tokenizer directory, a bundle directory, an ``.npy`` pair): all are written to
-  temporaries, then, under an exclusive lock on the folder, a manifest of their sizes
-  and SHA-256 (``formats.manifest``) is renamed in *first*, then each file; readers
+  temporaries, then, under an exclusive lock on the folder, the files only the previous
+  save had are removed, a manifest of the new files' sizes and SHA-256
+  (``formats.manifest``) is renamed in, then each file; readers
   (``read_file_set``) take a shared lock and check the files against the manifest, so
   they see the old set, the new set, or (after a killed run) a clear error, never a
   mix. A set never removes a file it did not write: the only files it deletes are those
@@ -189,6 +190,19 @@ class FileSet:
         except OSError as e:
             raise naming(e, self.target) from None
         self._folder("")
+        self._clean_subfolders()
+
+    def _clean_subfolders(self) -> None:
+        """Clear dead writers' leftovers one level down too (a bundle's member folders).
+
+        A folder left empty by that (made by a killed run) is removed as well.
+        """
+        with contextlib.suppress(OSError), os.scandir(self.directory) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False) and \
+                        remove_stale_temporaries(entry.path):
+                    with contextlib.suppress(OSError):
+                        os.rmdir(entry.path)  # only if now empty
 
     def _folder(self, subfolder: str) -> str:
         """Make ``subfolder`` of the set's directory and clear dead writers' leftovers."""
@@ -254,7 +268,9 @@ class FileSet:
         for name, entry in entries.items():
             if replaced[name] is not None and replaced[name][1] != entry:
                 entry["replaces"] = replaced[name][1]
-        previous = _previous_files(self.directory, self.manifest)
+        # Files only the previous save had go first: cut off after this, the old
+        # manifest misses them (an error), never a complete-looking new set beside them.
+        self._remove_dropped(_previous_files(self.directory, self.manifest), entries)
         listing = self._open(self.manifest, binary=False)
         listing.write(manifest_text(self.kind, entries))
         _seal(listing)
@@ -264,7 +280,6 @@ class FileSet:
         for name in sorted(self._temporaries):
             _rename(self._temporaries[name][0], self._final(name), name)
         self._temporaries.clear()
-        self._remove_dropped(previous, entries)
 
     def _remove_dropped(self, previous: dict[str, dict], entries: dict[str, dict]) -> None:
         """Delete files the previous save wrote, still unchanged, that this one has not."""

@@ -8,6 +8,7 @@ The plan (what the graph is built from) is tested everywhere; the graph itself o
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -231,3 +232,40 @@ def test_cli_export_tensorflow(tf, tmp_path):
     assert proc.returncode == 0, proc.stderr
     model = tf.saved_model.load(str(tmp_path / "out"))
     assert model.tokenize(["Hello, world!"]).to_list() == [[101, 7592, 1010, 2088, 999, 102]]
+
+
+# ---------------------------------------------------------------- where the export goes
+
+
+def test_export_refuses_a_folder_with_other_files_before_any_work(tmp_path):
+    """A folder holding the user's files is refused (with or without TensorFlow)."""
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match=r"not an earlier tensorflow-export") as caught:
+        export_tensorflow(Tokenizer.from_vocab(TUTORIAL_RESERVED, flavor="tensorflow"),
+                          tmp_path / "out")
+    assert caught.value.filename == str(tmp_path / "out")
+    assert (tmp_path / "out" / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.tensorflow
+def test_export_over_an_earlier_export_replaces_it(tf, tmp_path):
+    """Exporting twice to one folder replaces the earlier SavedModel with the new one."""
+    small = Tokenizer.from_vocab(TUTORIAL_RESERVED + ["a", "b"], flavor="tensorflow")
+    export_tensorflow(small, tmp_path / "out")
+    export_tensorflow(Tokenizer.from_vocab(TUTORIAL_RESERVED + ["a"], flavor="tensorflow"),
+                      tmp_path / "out")
+    model = tf.saved_model.load(str(tmp_path / "out"))
+    assert int(model.get_vocab_size()) == 5
+    assert sorted(os.listdir(tmp_path)) == ["out"]
+
+
+@pytest.mark.tensorflow
+def test_export_refuses_an_earlier_export_holding_a_users_file(tf, tmp_path):
+    """A file the user put into an earlier export is never deleted: the export refuses."""
+    tok = Tokenizer.from_vocab(TUTORIAL_RESERVED + ["a"], flavor="tensorflow")
+    export_tensorflow(tok, tmp_path / "out")
+    (tmp_path / "out" / "README").write_text("mine")
+    with pytest.raises(FileExistsError, match="holds README, which the earlier"):
+        export_tensorflow(tok, tmp_path / "out")
+    assert (tmp_path / "out" / "README").read_text() == "mine"

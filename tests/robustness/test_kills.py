@@ -1,0 +1,252 @@
+"""SIGKILL a real save of each multi-file output over an earlier one: never a mix.
+
+For a tokenizer directory (``wordpieces export --format hf``, the CLI's ``tok.save``), a
+bundle directory (``Bundle.save`` from Python), an ``encode --format npy`` pair and a
+directory swapped in whole (``atomic_directory``, what the TensorFlow export uses), a
+writer alternates between two versions of the output over the same target and is
+killed at random moments (``RANDOM_KILLS_QUICK`` per output by default,
+``RANDOM_KILLS_FULL`` in the slow run) and right after each rename of its commit. After
+every kill, reading the output (``wp.load``, ``cli.npy.check_pair`` + numpy) gives
+the old complete set, the new complete set, or a clear error; never a mix. After the
+next complete run on the same target there is no temporary file left.
+
+The full run: ``scripts/test tests/robustness/test_kills.py -m slow``. The save path
+is the same on both backends (only ``encode`` runs the backend), so this runs once.
+"""
+
+from __future__ import annotations
+
+import random
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.robustness.killing import (
+    RANDOM_KILLS_FULL,
+    RANDOM_KILLS_QUICK,
+    SEED,
+    Scoreboard,
+    cli,
+    kill_after_renames,
+    kill_at_random,
+    leftovers,
+    python,
+    run,
+    snapshot,
+)
+from wordpieces.cli.npy import check_pair, index_path
+from wordpieces.errors import FormatError
+from wordpieces.formats.load import load
+
+
+def _vocab(path: Path, size: int, prefix: str) -> str:
+    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    words = [f"{prefix}{i}" for i in range(size)] + [f"##{c}" for c in "abcdefgh"]
+    path.write_text("".join(t + "\n" for t in special + words), encoding="utf-8")
+    return str(path)
+
+
+class Output:
+    """One multi-file output: how to write each version, and how to read and list it."""
+
+    name = ""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def command(self, version: str) -> list[str]:
+        raise NotImplementedError
+
+    def read(self) -> None:
+        raise NotImplementedError
+
+    def on_disk(self) -> dict[str, bytes]:
+        return snapshot(self.target)
+
+    @property
+    def target(self) -> Path:
+        return self.folder / "out"
+
+    def renames(self) -> int:
+        """How many renames the commit of "new" over "old" makes (its files + manifest)."""
+        return len(self.versions["new"]) + 1
+
+
+class TokenizerDirectory(Output):
+    """``wordpieces export --format hf -o DIR``: tokenizer.json, vocab.txt, ... + manifest."""
+
+    name = "tokenizer directory"
+
+    def __init__(self, folder: Path):
+        super().__init__(folder)
+        self.sources = {"old": (_vocab(folder / "old.txt", 30000, "w"), "bert"),
+                        "new": (_vocab(folder / "new.txt", 9000, "z"), "huggingface")}
+
+    def command(self, version: str) -> list[str]:
+        vocab, flavor = self.sources[version]
+        return cli("export", "-t", vocab, "--flavor", flavor, "--format", "hf", "--quiet",
+                   "-o", str(self.target))
+
+    def read(self) -> None:
+        load(self.target)
+
+
+class BundleDirectory(Output):
+    """``Bundle(...).save(DIR)`` from Python: two members, then one (a member dropped)."""
+
+    name = "bundle directory"
+
+    def __init__(self, folder: Path):
+        super().__init__(folder)
+        self.vocabs = {"old": _vocab(folder / "old.txt", 20000, "w"),
+                       "new": _vocab(folder / "new.txt", 7000, "z")}
+
+    def command(self, version: str) -> list[str]:
+        members = "en=a, pt=b" if version == "old" else "en=b"
+        script = textwrap.dedent(f"""
+            import sys, wordpieces as wp
+            a = wp.Tokenizer.from_vocab({self.vocabs["old"]!r}, flavor="huggingface")
+            b = wp.Tokenizer.from_vocab({self.vocabs["new"]!r}, flavor="tensorflow")
+            wp.Bundle({members}).save(sys.argv[1])
+        """)
+        return python("-c", script, str(self.target))
+
+    def read(self) -> None:
+        load(self.target)
+
+
+class NpyPair(Output):
+    """``wordpieces encode --format npy -o OUT.npy``: OUT.npy and OUT.idx.npy."""
+
+    name = "npy pair"
+
+    def __init__(self, folder: Path):
+        super().__init__(folder)
+        self.vocab = _vocab(folder / "vocab.txt", 3000, "w")
+        self.corpora = {}
+        for version, lines in (("old", 30000), ("new", 12000)):
+            path = folder / f"{version}.txt"
+            path.write_text("".join(f"w{i % 2999} w{i % 7} zz\n" for i in range(lines)))
+            self.corpora[version] = str(path)
+
+    @property
+    def target(self) -> Path:
+        return self.folder / "out" / "ids.npy"
+
+    def command(self, version: str) -> list[str]:
+        return cli("encode", "-t", self.vocab, self.corpora[version], "--format", "npy",
+                   "--quiet", "-o", str(self.target))
+
+    def read(self) -> None:
+        numpy = pytest.importorskip("numpy")
+        check_pair(str(self.target))
+        ids, index = numpy.load(self.target), numpy.load(index_path(str(self.target)))
+        assert index[-1] == len(ids)
+
+    def on_disk(self) -> dict[str, bytes]:
+        return snapshot(self.target.parent, [self.target.name,
+                                             Path(index_path(str(self.target))).name])
+
+class SwappedDirectory(Output):
+    """``atomic_directory`` (the TensorFlow export's writer) with a SavedModel's layout."""
+
+    name = "swapped directory"
+
+    def command(self, version: str) -> list[str]:
+        script = textwrap.dedent(f"""
+            import os, sys
+            from wordpieces.formats.atomic import atomic_directory
+            with atomic_directory(sys.argv[1], kind="tensorflow-export") as staging:
+                os.makedirs(os.path.join(staging, "variables"))
+                os.makedirs(os.path.join(staging, "assets"))
+                for name in ("saved_model.pb", "variables/variables.data-00000-of-00001",
+                             "variables/variables.index", "assets/vocab.txt"):
+                    with open(os.path.join(staging, name), "w") as f:
+                        f.write({version!r} * 200000)
+        """)
+        return python("-c", script, str(self.target))
+
+    def read(self) -> None:
+        from wordpieces.formats.atomic import read_file_set
+
+        if read_file_set(self.target) is None:
+            raise AssertionError(f"{self.target}: no manifest")
+
+    def renames(self) -> int:
+        return 1
+
+
+OUTPUTS = [TokenizerDirectory, BundleDirectory, NpyPair, SwappedDirectory]
+
+
+@pytest.fixture(params=OUTPUTS, ids=lambda o: o.name.replace(" ", "-"))
+def output(request, tmp_path):
+    """An output with both versions written once (to know their files) and "old" in place."""
+    out = request.param(tmp_path)
+    versions = {}
+    for version in ("new", "old"):
+        run(out.command(version))
+        versions[version] = out.on_disk()
+    out.versions = versions
+    out.seconds = run(out.command("old"))
+    return out
+
+
+def _random_kills(output, kills: int) -> Scoreboard:
+    rng = random.Random(f"{SEED}-{output.name}")
+    board = Scoreboard(output.versions)
+    for attempt in range(kills):
+        version = ("new", "old")[attempt % 2]
+        kill_at_random(output.command(version), output.seconds, rng)
+        board.record(output.read, output.on_disk(), FormatError)
+    return board
+
+
+def _check_next_run_cleans_up(output) -> None:
+    run(output.command("new"))
+    folder = output.target.parent if isinstance(output, NpyPair) else output.folder
+    assert leftovers(folder) == []
+    assert output.on_disk() == output.versions["new"]
+    output.read()
+
+
+def test_random_kills_leave_old_new_or_an_error(output):
+    """RANDOM_KILLS_QUICK kills at random moments: never a mix; no leftovers after."""
+    board = _random_kills(output, RANDOM_KILLS_QUICK)
+    assert board.mixes == [], board.outcomes
+    assert set(board.outcomes) <= {"old", "new", "error"}
+    _check_next_run_cleans_up(output)
+
+
+@pytest.mark.slow
+def test_many_random_kills_leave_old_new_or_an_error(output):
+    """RANDOM_KILLS_FULL kills at random moments: never a mix; no leftovers after."""
+    board = _random_kills(output, RANDOM_KILLS_FULL)
+    print(f"{output.name}: {RANDOM_KILLS_FULL} random kills: {dict(board.outcomes)}")
+    assert board.mixes == [], board.outcomes
+    _check_next_run_cleans_up(output)
+
+
+def test_kills_between_renames_leave_old_new_or_an_error(output):
+    """Old complete, then new killed right after each rename of its commit: never a mix."""
+    board = Scoreboard(output.versions)
+    killed = 0
+    for renames in range(1, output.renames() + 1):
+        run(output.command("old"))
+        killed += kill_after_renames(output.command("new"), renames)
+        board.record(output.read, output.on_disk(), FormatError)
+    print(f"{output.name}: {killed} kills between renames: {dict(board.outcomes)}")
+    assert killed == output.renames()
+    assert board.mixes == [], board.outcomes
+    _check_next_run_cleans_up(output)
+
+
+def test_a_kill_after_the_manifest_rename_is_a_clear_error(tmp_path):
+    """The issue's case: new tokenizer.json beside old files is refused, naming the folder."""
+    out = TokenizerDirectory(tmp_path)
+    run(out.command("old"))
+    assert kill_after_renames(out.command("new"), 1)
+    with pytest.raises(FormatError, match=r"out: .* does not match wordpieces-manifest\.json "
+                                          r"\(it is still the version that save replaced\)"):
+        load(out.target)
