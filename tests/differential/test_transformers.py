@@ -121,6 +121,18 @@ def test_is_split_into_words(minilm, lines, shape):
         assert got.tokens(i) == expected.tokens(i)
 
 
+@pytest.mark.parametrize("options", [
+    dict(truncation=True, max_length=12, stride=3, return_overflowing_tokens=True,
+         padding=True),
+    dict(truncation="only_second", max_length=60, return_offsets_mapping=True),
+], ids=["windows", "only_second"])
+def test_is_split_into_words_pairs_truncated(minilm, lines, options):
+    """Pairs of word lists cut into windows or on one side, as transformers."""
+    ours, theirs = minilm
+    words = [line.split() for line in lines[:6]]
+    _same(ours, theirs, words[:3], words[3:], is_split_into_words=True, **options)
+
+
 def test_padding_side_attribute(minilm, lines):
     """tok.padding_side = 'left' pads every later call on the left, as transformers."""
     ours, theirs = minilm

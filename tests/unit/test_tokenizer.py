@@ -278,6 +278,36 @@ def test_pickle_is_small_and_faithful(uncased):
     assert clone.encode(line) == uncased.encode(line) and clone.flavor == "bert"
 
 
+def test_pickle_keeps_the_transformers_settings():
+    """model_max_length, sides and special-token roles survive a pickle (datasets.map)."""
+    tok = Tokenizer.from_vocab(TINY, flavor="huggingface")
+    tok.model_max_length, tok.padding_side, tok.pad_token = 9, "left", "[SEP]"
+    clone = pickle.loads(pickle.dumps(tok))
+    assert (clone.model_max_length, clone.padding_side, clone.pad_token) == (9, "left", "[SEP]")
+    assert clone == tok and pickle.dumps(clone) == pickle.dumps(tok)
+
+
+def test_transformers_settings_are_checked():
+    """A bad side, length or special-token role is a ValueError naming it."""
+    tok = Tokenizer.from_vocab(TINY, flavor="huggingface")
+    with pytest.raises(ValueError, match="padding_side must be 'right' or 'left'"):
+        tok.padding_side = "middle"
+    with pytest.raises(ValueError, match="model_max_length must be None or an integer"):
+        tok.model_max_length = -1
+    with pytest.raises(TypeError, match="pad_token must be a str or None"):
+        tok.pad_token = 3
+
+
+def test_no_pad_token_is_a_clear_error():
+    """padding=True without a pad token says how to set one (transformers raises too)."""
+    tok = Tokenizer.from_vocab(["[UNK]", "a", "b"], flavor="huggingface")
+    assert tok.pad_token is None
+    with pytest.raises(ValueError, match="no pad token; set tok.pad_token"):
+        tok(["a", "a b"], padding=True)
+    tok.pad_token = "b"
+    assert tok(["a", "a b"], padding=True)["input_ids"] == [[1, 2], [1, 2]]
+
+
 # ---------------------------------------------------------------- properties
 
 _words = st.sampled_from(["hello", "world", "Ünaffable", "naïve", "tensorflow", "[MASK]", "!",
