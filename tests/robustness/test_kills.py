@@ -1,8 +1,9 @@
 """SIGKILL a real save of each multi-file output over an earlier one: never a mix.
 
 For a tokenizer directory (``wordpieces export --format hf``, the CLI's ``tok.save``), a
-bundle directory (``Bundle.save`` from Python), an ``encode --format npy`` pair and a
-directory swapped in whole (``atomic_directory``, what the TensorFlow export uses), a
+bundle directory (``Bundle.save`` from Python), an ``encode --format npy`` pair, a
+directory swapped in whole (``atomic_directory``, what the TensorFlow export uses) and,
+where TensorFlow is installed, the real ``export --format tensorflow``, a
 writer alternates between two versions of the output over the same target and is
 killed at random moments (``RANDOM_KILLS_QUICK`` per output by default,
 ``RANDOM_KILLS_FULL`` in the slow run) and right after each rename of its commit. After
@@ -10,7 +11,8 @@ every kill, reading the output (``wp.load``, ``cli.npy.check_pair`` + numpy) giv
 the old complete set, the new complete set, or a clear error; never a mix. After the
 next complete run on the same target there is no temporary file left.
 
-The full run: ``scripts/test tests/robustness/test_kills.py -m slow``. The save path
+The full run: ``scripts/test tests/robustness/test_kills.py -m slow`` (and
+``scripts/test-tensorflow tests/robustness/test_kills.py`` for the export). The save path
 is the same on both backends (only ``encode`` runs the backend), so this runs once.
 """
 
@@ -37,7 +39,10 @@ from tests.robustness.killing import (
 )
 from wordpieces.cli.npy import check_pair, index_path
 from wordpieces.errors import FormatError
+from wordpieces.formats.export_tf import EXPORT_KIND
 from wordpieces.formats.load import load
+from wordpieces.formats.manifest import MANIFEST, read_manifest, verify_files
+from wordpieces.formats.temporaries import remove_stale_temporaries
 
 
 def _vocab(path: Path, size: int, prefix: str) -> str:
@@ -51,6 +56,8 @@ class Output:
     """One multi-file output: how to write each version, and how to read and list it."""
 
     name = ""
+    versions: dict[str, dict[str, bytes]]  # each version's complete files (the fixture's)
+    seconds: float  # how long an uninterrupted run takes
 
     def __init__(self, folder: Path):
         self.folder = folder
@@ -152,11 +159,15 @@ class SwappedDirectory(Output):
     """``atomic_directory`` (the TensorFlow export's writer) with a SavedModel's layout."""
 
     name = "swapped directory"
+    exchange = True  # False: the two-rename swap of systems without renameat2
 
     def command(self, version: str) -> list[str]:
         script = textwrap.dedent(f"""
             import os, sys
+            from wordpieces.formats import atomic
             from wordpieces.formats.atomic import atomic_directory
+            if not {self.exchange}:
+                atomic.exchange = lambda first, second: False
             with atomic_directory(sys.argv[1], kind="tensorflow-export") as staging:
                 os.makedirs(os.path.join(staging, "variables"))
                 os.makedirs(os.path.join(staging, "assets"))
@@ -177,13 +188,43 @@ class SwappedDirectory(Output):
         return 1
 
 
+class TensorflowExport(Output):
+    """``wordpieces export --format tensorflow -o DIR``: the real SavedModel (needs TF).
+
+    SavedModel bytes differ from run to run, so a version is told by its vocabulary
+    asset and the list of files; wholeness by every file matching the export's manifest.
+    """
+
+    name = "tensorflow export"
+
+    def __init__(self, folder: Path):
+        super().__init__(folder)
+        self.vocabs = {"old": _vocab(folder / "old.txt", 3000, "w"),
+                       "new": _vocab(folder / "new.txt", 1000, "z")}
+
+    def command(self, version: str) -> list[str]:
+        return cli("export", "-t", self.vocabs[version], "--flavor", "tensorflow",
+                   "--format", "tensorflow", "--quiet", "-o", str(self.target))
+
+    def read(self) -> None:
+        listed = read_manifest(str(self.target / MANIFEST))
+        assert listed is not None and listed.kind == EXPORT_KIND
+        verify_files(str(self.target), listed.files, MANIFEST, strict=True)
+
+    def on_disk(self) -> dict[str, bytes]:
+        files = snapshot(self.target)
+        return {"names": "\n".join(sorted(files)).encode(),
+                "vocab": files.get("assets/vocab.txt", b"")}
+
+    def renames(self) -> int:
+        return 1
+
+
 OUTPUTS = [TokenizerDirectory, BundleDirectory, NpyPair, SwappedDirectory]
 
 
-@pytest.fixture(params=OUTPUTS, ids=lambda o: o.name.replace(" ", "-"))
-def output(request, tmp_path):
-    """An output with both versions written once (to know their files) and "old" in place."""
-    out = request.param(tmp_path)
+def _prepared(out: Output) -> Output:
+    """``out`` with both versions written once (to know their files) and "old" in place."""
     versions = {}
     for version in ("new", "old"):
         run(out.command(version))
@@ -191,6 +232,18 @@ def output(request, tmp_path):
     out.versions = versions
     out.seconds = run(out.command("old"))
     return out
+
+
+@pytest.fixture(params=OUTPUTS, ids=lambda o: o.name.replace(" ", "-"))
+def output(request, tmp_path):
+    """Each multi-file output, prepared."""
+    return _prepared(request.param(tmp_path))
+
+
+@pytest.fixture
+def tensorflow_export(tmp_path):
+    pytest.importorskip("tensorflow_text")
+    return _prepared(TensorflowExport(tmp_path))
 
 
 def _random_kills(output, kills: int) -> Scoreboard:
@@ -250,3 +303,37 @@ def test_a_kill_after_the_manifest_rename_is_a_clear_error(tmp_path):
     with pytest.raises(FormatError, match=r"out: .* does not match wordpieces-manifest\.json "
                                           r"\(it is still the version that save replaced\)"):
         load(out.target)
+
+
+def test_a_directory_swap_cut_between_its_two_renames_is_undone(tmp_path):
+    """Without an exchange rename: killed with the old directory moved aside, the next
+    run in the folder puts it back before anything else."""
+    out = SwappedDirectory(tmp_path)
+    out.exchange = False
+    run(out.command("old"))
+    old = out.on_disk()
+    assert kill_after_renames(out.command("new"), 1)  # moved aside, new not yet in
+    assert not out.target.exists() and len(leftovers(tmp_path)) == 2  # .old and .tmp
+    remove_stale_temporaries(str(tmp_path))
+    assert out.on_disk() == old and leftovers(tmp_path) == []
+
+
+@pytest.mark.tensorflow
+def test_random_kills_of_a_tensorflow_export(tensorflow_export):
+    """RANDOM_KILLS_QUICK kills of the real export: the old or new SavedModel, whole."""
+    board = _random_kills(tensorflow_export, RANDOM_KILLS_QUICK)
+    assert board.mixes == [] and set(board.outcomes) <= {"old", "new"}, board.outcomes
+    _check_next_run_cleans_up(tensorflow_export)
+
+
+@pytest.mark.slow
+@pytest.mark.tensorflow
+def test_many_random_kills_of_a_tensorflow_export(tensorflow_export):
+    """RANDOM_KILLS_FULL kills of the real export, and one right at its swap."""
+    board = _random_kills(tensorflow_export, RANDOM_KILLS_FULL)
+    assert kill_after_renames(tensorflow_export.command("new"), 1)
+    board.record(tensorflow_export.read, tensorflow_export.on_disk(), FormatError)
+    print(f"tensorflow export: {RANDOM_KILLS_FULL} random kills + 1 at the swap: "
+          f"{dict(board.outcomes)}")
+    assert board.mixes == [] and set(board.outcomes) <= {"old", "new"}, board.outcomes
+    _check_next_run_cleans_up(tensorflow_export)

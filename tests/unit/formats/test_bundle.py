@@ -115,3 +115,26 @@ def test_zip_save_leaves_no_temporary_files(tmp_path, bundle):
     bundle.save(tmp_path / "b.zip")
     bundle.save(tmp_path / "b.zip")
     assert os.listdir(tmp_path) == ["b.zip"]
+
+
+def test_directory_save_drops_a_removed_members_files_only(tmp_path):
+    """Saving a bundle without 'pt' over one with it removes pt/, keeps the user's files."""
+    tok = Tokenizer.from_vocab(PT, flavor="tensorflow")
+    Bundle(en=tok, pt=tok).save(tmp_path / "b")
+    (tmp_path / "b" / "README.md").write_text("mine")
+    Bundle(en=tok).save(tmp_path / "b")
+    assert sorted(os.listdir(tmp_path / "b")) == ["README.md", "bundle.json", "en",
+                                                  "wordpieces-manifest.json"]
+    assert load(tmp_path / "b").names == ["en"]
+
+
+def test_directory_bundle_left_half_saved_is_a_clear_error(tmp_path):
+    """A member file still from the save before (a cut-off save) is reported, not mixed."""
+    old = Tokenizer.from_vocab(PT, flavor="tensorflow")
+    Bundle(en=old).save(tmp_path / "b")
+    stale = (tmp_path / "b" / "en" / "tokenizer.json").read_bytes()
+    Bundle(en=Tokenizer.from_vocab(PT[:-1], flavor="tensorflow")).save(tmp_path / "b")
+    (tmp_path / "b" / "en" / "tokenizer.json").write_bytes(stale)
+    with pytest.raises(FormatError, match=r"en/tokenizer\.json does not match "
+                                          r"wordpieces-manifest\.json"):
+        load(tmp_path / "b")
