@@ -30,7 +30,7 @@ from ..pipeline import models, normalizers, pre_tokenizers
 from ..pipeline.added_tokens import AddedToken
 from ..pipeline.decoders import Decoder
 from ..pipeline.processors import PostProcessor
-from .atomic import atomic_write_text
+from .atomic import FileSet, atomic_write_text, read_file_set
 from .stage_json import (
     decoder_from,
     model_config,
@@ -137,19 +137,22 @@ def tokenizer_files(parts: TokenizerParts) -> dict[str, str]:
 
 
 def save_parts(parts: TokenizerParts, path: str | os.PathLike) -> None:
-    """Write ``tokenizer.json``, ``vocab.txt`` and ``wordpieces.json`` into directory ``path``.
+    """Write the files of ``tokenizer_files`` into directory ``path``, as one unit.
 
-    A ``path`` ending in ``.json`` writes only that HF file. Each file is written
-    atomically.
+    A ``path`` ending in ``.json`` writes only that HF file. A directory is written
+    through ``formats.atomic.FileSet``: a reader sees the previous save or this one
+    (checked against ``wordpieces-manifest.json``), never a mix, and files other tools
+    put in the folder (model weights) are left alone.
     """
     path = os.fspath(path)
     if path.endswith(".json"):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         atomic_write_text(path, parts_to_str(parts, pretty=True))
         return
-    os.makedirs(path, exist_ok=True)
-    for name, text in tokenizer_files(parts).items():
-        atomic_write_text(os.path.join(path, name), text)
+    files = tokenizer_files(parts)  # before touching the folder: it may refuse a token
+    with FileSet(path, kind="tokenizer") as saved:
+        for name, text in files.items():
+            saved.write(name, text)
 
 
 def parts_state(parts: TokenizerParts) -> dict:
@@ -231,17 +234,28 @@ def read_bytes(path: str) -> bytes:
 def parts_from_file(path: str | os.PathLike) -> TokenizerParts:
     """Read ``tokenizer.json``; a ``wordpieces.json`` in the same directory sets the flavor.
 
-    ``path`` may be the directory holding it.
+    ``path`` may be the directory holding it. When the directory has a
+    ``wordpieces-manifest.json`` listing the file, every file of that save is first
+    checked against it, so a folder mixing two saves is an error, never a silent mix.
     """
     path = os.fspath(path)
     if os.path.isdir(path):
         path = os.path.join(path, TOKENIZER_JSON)
     directory = os.path.dirname(path)
+    name = os.path.basename(path)
+    saved = read_file_set(directory or os.curdir, keep=[name, WORDPIECES_JSON])
+    if saved is None or name not in saved:
+        saved = {}
+
+    def data(file_path: str) -> bytes:
+        checked = saved.get(os.path.basename(file_path))
+        return read_bytes(file_path) if checked is None else checked
+
     extras_path = os.path.join(directory, WORDPIECES_JSON)
     extras = None
-    if os.path.isfile(extras_path):
-        extras = Node(parse_json(read_bytes(extras_path), extras_path), extras_path)
-    parts = parts_from_str(read_bytes(path), path, extras)
+    if WORDPIECES_JSON in saved or os.path.isfile(extras_path):
+        extras = Node(parse_json(data(extras_path), extras_path), extras_path)
+    parts = parts_from_str(data(path), path, extras)
     vocab_txt = os.path.join(directory, VOCAB_TXT)
     return dataclasses.replace(parts,
                                vocab_path=vocab_txt if os.path.isfile(vocab_txt) else None)
