@@ -71,7 +71,7 @@ def test_a_risky_pattern_with_the_extra_runs_in_linear_time():
 
 @pytest.mark.parametrize("pattern, expected", [
     (r"\w+", r"[\p{L}\p{N}_]+"), (r"[\w-]", r"[\p{L}\p{N}_-]"), (r"\D\S", r"\P{Nd}[^\s\p{Z}"
-     r"\x{0b}\x{85}\x{1c}-\x{1f}]"), (r"[]a]\.", r"[\]a]\."), (r"[^\d]", r"[^\p{Nd}]")])
+     r"\x{0b}\x{85}\x{1c}-\x{1f}]"), (r"[]a]\.", r"[\]a]\x{2e}"), (r"[^\d]", r"[^\p{Nd}]")])
 def test_classes_are_rewritten_to_pythons_unicode_meaning(pattern, expected):
     """RE2's \\w, \\d and \\s are ASCII: rewritten so both engines split alike."""
     assert unicode_classes_for_re2(pattern) == expected
@@ -95,3 +95,25 @@ def test_re2_finds_what_re_finds_on_unicode_text(text, pattern):
     ours = re2.compile(unicode_classes_for_re2(pattern))
     assert [m.span() for m in ours.finditer(text)] == \
         [m.span() for m in re.finditer(pattern, text)]
+
+
+HF_PATTERNS = [r"(\w+\s?)+$", r"(\p{L}+\p{N}?)+", r"(?: ?\p{L}+)+|\s+"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=TEXT, pattern=st.sampled_from(HF_PATTERNS))
+def test_translated_hf_patterns_run_through_re2_with_res_matches(text, pattern):
+    """HF patterns (translated by pipeline.patterns, \\U escapes and all) agree on both engines."""
+    pytest.importorskip("re2")
+    from wordpieces.pipeline.patterns import translate
+
+    translated = translate(pattern)
+    compiled = compile_pattern(translated, field="pattern", flags=re.MULTILINE)
+    assert type(compiled) is not re.Pattern  # risky: it went to RE2
+    assert [m.span() for m in compiled.finditer(text)] == \
+        [m.span() for m in re.finditer(translated, text, re.MULTILINE)]
+
+
+def test_re2_spelling_of_escapes():
+    """\\uXXXX, \\UXXXXXXXX, an escaped space and \\Z have RE2 spellings."""
+    assert unicode_classes_for_re2(r"\u00e9\U0001F600\ x\Z") == r"\x{00e9}\x{0001F600}\x{20}x\z"

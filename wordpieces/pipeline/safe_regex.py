@@ -63,7 +63,9 @@ def compile_pattern(pattern: str, *, field: str, flags: int = 0):
     """Compile ``pattern`` from a file so that matching cannot take exponential time.
 
     ``field`` names where the pattern came from (``"pre_tokenizer.pattern.Regex"``) for
-    the error. Raises ``UnsafePatternError`` (a ``ValueError``) for a pattern that could
+    the error; ``pattern`` is Python ``re`` syntax (``pipeline.patterns.translate``'s
+    output for an HF pattern) and ``flags`` may hold ``re.IGNORECASE``, ``re.MULTILINE``
+    and ``re.DOTALL``. Raises ``UnsafePatternError`` (a ``ValueError``) for a pattern that could
     backtrack catastrophically when the ``re2`` extra is missing, and ``ValueError`` for
     one that does not compile.
     """
@@ -300,6 +302,11 @@ def unicode_classes_for_re2(pattern: str, field: str = "pattern") -> str:
     while i < len(pattern):
         ch = pattern[i]
         if ch == "\\" and i + 1 < len(pattern):
+            width = _CODE_WIDTHS.get(pattern[i + 1], 0)
+            if width:  # \uXXXX and \UXXXXXXXX: RE2 spells them \x{...}
+                out.append("\\x{" + pattern[i + 2:i + 2 + width] + "}")
+                i += 2 + width
+                continue
             out.append(_escape(pattern[i + 1], in_class, pattern, field))
             i += 2
             continue
@@ -321,10 +328,17 @@ def unicode_classes_for_re2(pattern: str, field: str = "pattern") -> str:
     return "".join(out)
 
 
+_CODE_WIDTHS = {"u": 4, "U": 8}
+
+
 def _escape(letter: str, in_class: bool, pattern: str, field: str) -> str:
     table = _INSIDE if in_class else _OUTSIDE
     if letter in table:
         return table[letter]
+    if letter == "Z":  # Python's end of text is RE2's \z
+        return "\\z"
+    if not letter.isalnum():  # an escaped character: any of them, as RE2 accepts it
+        return f"\\x{{{ord(letter):x}}}"
     if in_class and letter in "WDS":
         raise UnsafePatternError(f"{field}: the pattern {pattern!r} uses \\{letter} inside "
                                  "brackets, which the linear-time engine cannot express "
