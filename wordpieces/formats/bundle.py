@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import lzma
 import os
 import re
 import zipfile
+import zlib
 
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
@@ -209,6 +211,12 @@ def _member(data: bytes, source: str, extras_data: bytes | None,
     return Tokenizer.from_parts(dataclasses.replace(parts, vocab_path=vocab_path))
 
 
+# What zipfile raises on a corrupt or unsupported member: a bad CRC, a broken deflate,
+# bzip2 or lzma stream, a truncated member, encryption, an unknown compression method.
+_UNREADABLE = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError,
+               NotImplementedError, RuntimeError)
+
+
 class _ZipReader:
     """Reads members of an untrusted zip by name, within one budget of inflated bytes."""
 
@@ -229,13 +237,17 @@ class _ZipReader:
             return None
         if info.file_size > self.left:
             self._too_large(name, f"says it holds {info.file_size:,} bytes")
-        parts = []
-        with self.zf.open(info) as f:
-            while chunk := f.read(min(_CHUNK, self.left + 1)):
-                if len(chunk) > self.left:
-                    self._too_large(name, "inflates past it")
-                self.left -= len(chunk)
-                parts.append(chunk)
+        parts: list[bytes] = []
+        try:
+            with self.zf.open(info) as f:
+                while chunk := f.read(min(_CHUNK, self.left + 1)):
+                    if len(chunk) > self.left:
+                        self._too_large(name, "inflates past it")
+                    self.left -= len(chunk)
+                    parts.append(chunk)
+        except _UNREADABLE as e:  # corrupt or unsupported data (found by fuzz/ bundle)
+            raise FormatError(f"{self.path}: {name}: cannot be read from the zip "
+                              f"({type(e).__name__}: {e})") from None
         return b"".join(parts)
 
     def _too_large(self, name: str, what: str):
