@@ -1,4 +1,5 @@
-"""Usage errors name the subcommand; ``demo`` finds the shared data from where it is run.
+"""Usage errors name the subcommand; ``demo`` finds the shared data from where it is run;
+library warnings show as the command's one-line messages.
 
 An unknown option after a subcommand must print that subcommand's usage (argparse would
 print the top-level one); ``demo`` looks in ``$WORDPIECES_SHARED``, then in ``../shared``
@@ -84,3 +85,19 @@ def test_demo_without_shared_data_learns_a_vocabulary(tmp_path):
     proc = run("demo", cwd=tmp_path / "checkout")
     assert proc.returncode == 0, proc.stderr
     assert "1. tokenizer: learned top-down from Python's pydoc_data.topics" in proc.stdout
+
+
+def test_library_warnings_are_one_line_naming_the_command(tmp_path):
+    """A warning raised while a command runs (saving a bert-flavor tokenizer, which Hugging
+    Face reads differently) is one 'wordpieces CMD: warning:' line; --quiet hides it."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the cat sat on the mat\n" * 20, encoding="utf-8")
+    train = ["train", str(corpus), "--vocab-size", "40", "--lower-thresh", "1",
+             "--num-proc", "1"]
+    proc = run(*train, "-o", str(tmp_path / "tok"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines and all(line.startswith("wordpieces train: warning: ") for line in lines)
+    assert "flavor 'bert'" in proc.stderr and "UserWarning" not in proc.stderr
+    quiet = run(*train, "-o", str(tmp_path / "tok2"), "--quiet")
+    assert (quiet.returncode, quiet.stderr) == (0, "")

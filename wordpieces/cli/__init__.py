@@ -15,6 +15,7 @@ import argparse
 import os
 import signal
 import sys
+import warnings
 
 from ..errors import MissingDependencyError, WordpiecesError, describe_error
 from .common import CLIError
@@ -97,10 +98,25 @@ def main(argv: list[str] | None = None) -> int:
         if not hasattr(args, name):
             setattr(args, name, default)
     _exit_cleanly_on_sigterm()
-    try:
-        return args.func(args) or EXIT_OK
-    except BaseException as error:  # noqa: BLE001 -- every exit path is decided below
-        return _fail(args, error)
+    with warnings.catch_warnings():  # restores the warning display when main() returns
+        warnings.showwarning = _warning_line(args)
+        try:
+            return args.func(args) or EXIT_OK
+        except BaseException as error:  # noqa: BLE001 -- every exit path is decided below
+            return _fail(args, error)
+
+
+def _warning_line(args: argparse.Namespace):
+    """Show a library warning as ``wordpieces CMD: warning: ...`` (none with --quiet).
+
+    Python's default display names the source line that warned, which means nothing to
+    a command-line user.
+    """
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if not args.quiet:
+            _say(f"wordpieces {args.command}: warning: {message}")
+
+    return show
 
 
 def _exit_cleanly_on_sigterm() -> None:
