@@ -1,4 +1,4 @@
-"""Build the optional native extension ``wordpieces.fast._native._core``.
+"""Build the optional native extensions ``wordpieces.fast._native._core`` and ``_merge_native``.
 
 Everything else about the package lives in pyproject.toml. The extension needs only a
 C compiler; if compiling fails (no compiler, no Python headers), the install still
@@ -23,6 +23,9 @@ CORE = ["wp_encode.c", "wp_trie.c", "wp_chartable.c", "wp_threads.c"]
 HEADERS = ["wp_module.h"] + [f"core/{name}" for name in
                              ("wp_buf.h", "wp_chartable.h", "wp_encode.h", "wp_threads.h",
                               "wp_trie.h")]
+# The bottom-up learner's merge loop by count (wordpieces.learn.learners._merge_native).
+MERGE = "wordpieces/learn/learners/native"
+MERGE_SOURCES = ["wp_merge_module.c", "wp_merge.c", "wp_pieces.c"]
 UNIX_FLAGS = ["-O3", "-std=c99", "-fvisibility=hidden", "-pthread"]
 
 
@@ -66,6 +69,12 @@ if not _flag("WORDPIECES_NO_NATIVE"):
         sources=[f"{NATIVE}/{name}" for name in GLUE] + [f"{NATIVE}/core/{name}" for name in CORE],
         depends=[f"{NATIVE}/{name}" for name in HEADERS],
         include_dirs=[f"{NATIVE}/core"],
+    ))
+    ext_modules.append(Extension(
+        "wordpieces.learn.learners._merge_native",
+        sources=[f"{MERGE}/{name}" for name in MERGE_SOURCES],
+        depends=[f"{MERGE}/wp_merge.h", f"{MERGE}/wp_pieces.h"],
+        include_dirs=[MERGE],
     ))
 
 setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalBuildExt})

@@ -1,6 +1,8 @@
 """The likelihood score is the exact gain of the corpus log-likelihood, merge after merge."""
 
+import inspect
 import random
+import sys
 from decimal import Decimal, localcontext
 
 import pytest
@@ -13,7 +15,7 @@ from tests.unit.learn.merge_reference import (
     brute_force_merges,
     log_likelihood,
 )
-from wordpieces.learn.learners.bottom_up import learn_bottom_up
+from wordpieces.learn.learners.bottom_up import MergeState, learn_bottom_up
 from wordpieces.learn.learners.merge_scores import (
     likelihood_gain,
     likelihood_gain_of,
@@ -94,6 +96,15 @@ def test_xlogx_change_is_the_difference(count, delta):
     assert xlogx_change(count, delta) == pytest.approx(exact, rel=1e-12, abs=1e-300)
 
 
+def test_xlogx_change_of_a_huge_count_losing_almost_all():
+    """``c = 10**16 + 3`` losing all but 1: ``delta / c`` rounds to -1 (log1p(-1) fails)."""
+    count, delta = 10**16 + 3, -(10**16 + 2)
+    with localcontext() as context:
+        context.prec = 60
+        exact = float(-Decimal(count) * Decimal(count).ln())  # f(1) = 0
+    assert xlogx_change(count, delta) == pytest.approx(exact, rel=1e-12)
+
+
 def test_gain_of_distinct_symbols_matches_the_general_form():
     """The fast formula for distinct u, v, w equals the sum of the three changes."""
     assert likelihood_gain(7, 40, 30, 5, 500) == pytest.approx(
@@ -148,3 +159,44 @@ def test_drop_unused_is_the_default_for_count_only():
         "hug", "pun", "hugs", "pug", "bun"]
     assert learn_bottom_up(counts, 13, special_tokens=[], score="pmi")[7:] == [
         "##gs", "pu", "hu", "bu", "hugs", "hug"]
+
+
+def lines_run(function, call) -> set[int]:
+    """Line numbers of ``function`` executed while ``call()`` runs."""
+    code, seen = function.__code__, set()
+
+    def tracer(frame, event, arg):
+        if frame.f_code is not code:
+            return None
+
+        def local(frame, event, arg):
+            seen.add(frame.f_lineno)
+            return local
+        return local
+    sys.settrace(tracer)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return seen
+
+
+def test_stale_entry_inside_a_tie_window_is_rescored_and_requeued():
+    """A near-tie scored with an older N is re-scored, re-queued, and the order stays exact.
+
+    With a count of 10**12 the total N is so large that a merge moves other gains by
+    less than the 1e-12 tie window: after the top is re-scored, another entry still
+    scored with the old N can lie within the window below it. ``_pop_best`` re-scores
+    such an entry and pushes it back (the branch this test reaches); the merges equal
+    brute force.
+    """
+    counts = {"cd": 1, "dcbc": 10**12, "ddbca": 1}
+    source, start = inspect.getsourcelines(MergeState._pop_best)
+    requeue = start + next(i for i, line in enumerate(source)
+                           if "heapq.heappush(heap, self._entry(" in line)
+    alphabet = alphabet_of(counts)
+    learned = []
+    ran = lines_run(MergeState._pop_best, lambda: learned.extend(learn_bottom_up(
+        counts, len(alphabet) + 60, special_tokens=[], score="likelihood")))
+    assert requeue in ran
+    assert learned[len(alphabet):] == list(dict.fromkeys(brute_force_merges(counts, 10_000)))

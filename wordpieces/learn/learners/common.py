@@ -45,8 +45,16 @@ def checked_word_count(index: int, item) -> tuple[str, numbers.Real]:
     return word, count
 
 
-def integer_pairs(counts) -> list[tuple[str, int]]:
-    """Like ``ordered_pairs`` but requiring integer counts (for exact score arithmetic)."""
+def integer_pairs(counts, *, canonical_order: bool = True) -> list[tuple[str, int]]:
+    """Like ``ordered_pairs`` but requiring integer counts (for exact score arithmetic).
+
+    ``canonical_order=False``: a mapping keeps its own order (for learners whose result
+    does not depend on it), and one of ``str -> int`` is taken in bulk, without sorting.
+    """
+    if not canonical_order and isinstance(counts, Mapping):
+        items = list(counts.items())
+        if all(type(word) is str and type(count) is int for word, count in items):
+            return items  # the checks below would pass: nothing to convert
     pairs = []
     for word, count in ordered_pairs(counts):
         if not isinstance(count, numbers.Integral):

@@ -52,7 +52,10 @@ def xlogx_change(count: int, delta: int) -> float:
         return after * math.log(after) if after else 0.0
     if after == 0:
         return -count * math.log(count)
-    return delta * math.log(count) + after * math.log1p(delta / count)
+    ratio = delta / count
+    if ratio <= -1.0:  # after ≪ count beyond 2**53: the ratio rounded to -1; no cancellation
+        return after * math.log(after) - count * math.log(count)
+    return delta * math.log(count) + after * math.log1p(ratio)
 
 
 def likelihood_gain(merged: int, count_u: int, count_v: int, count_w: int,

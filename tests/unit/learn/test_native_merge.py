@@ -1,0 +1,133 @@
+"""The merge loop by count in C gives the pure-Python MergeState's merges, one for one.
+
+The Python loop is the reference (itself checked against brute force in
+``test_merge_scores``); here both run side by side on real corpora and on generated
+counts, merge after merge, until no pair is left.
+"""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.shared_data import corpus_lines, shared_path
+from wordpieces.learn.counting import count_words
+from wordpieces.learn.learners import bottom_up as bu
+from wordpieces.learn.learners import native_merge
+from wordpieces.learn.learners.bottom_up import MergeState, learn_bottom_up, merge_state
+from wordpieces.learn.learners.merge_scores import Count
+
+needs_native = pytest.mark.skipif(native_merge.native_merge_error([]) != "",
+                                  reason="the merge extension is not built")
+
+
+def both_states(counts, prefix="##", min_frequency=0, initial=()):
+    words = [(w, c) for w, c in counts.items() if w and c > 0]
+    chars = set(initial).union("".join(w for w, _ in words))
+    python = MergeState(words, prefix, list(initial), chars, min_frequency=min_frequency,
+                        criterion=Count)
+    native = native_merge.NativeCountState(words, prefix, list(initial), chars,
+                                           min_frequency=min_frequency)
+    return python, native
+
+
+def merges_side_by_side(python, native, limit=10**9):
+    """Merge on both until neither has a pair left; return the merges (equal, or fail)."""
+    assert native.alphabet() == python.alphabet()
+    merges = []
+    while len(merges) < limit:
+        expected, got = python.merge_best(), native.merge_best()
+        assert got == expected, f"merge {len(merges)}: C made {got!r}, Python {expected!r}"
+        if expected is None:
+            break
+        merges.append(expected)
+    return merges
+
+
+@needs_native
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(alphabet="abcé#", min_size=1, max_size=8),
+                       st.integers(1, 40), min_size=1, max_size=30),
+       st.integers(0, 4), st.sampled_from(["##", "", "#", "@"]))
+def test_same_merges_on_generated_counts(counts, min_frequency, prefix):
+    """Any counts, prefixes ('#' in words makes tokens equal to a part: "#" + "##" = "##"),
+    minimum frequencies: the same merges in the same order, to the last."""
+    python, native = both_states(counts, prefix, min_frequency)
+    merges_side_by_side(python, native)
+
+
+@needs_native
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.text(alphabet="ab", min_size=1, max_size=12),
+                       st.integers(1, 9), min_size=1, max_size=20))
+def test_same_merges_on_runs(counts):
+    """Two letters: runs (``##a ##a ##a``), back-to-back pairs and re-made tokens."""
+    python, native = both_states(counts)
+    merges_side_by_side(python, native)
+
+
+@needs_native
+def test_same_merges_with_huge_counts_and_initial_alphabet():
+    """Counts near 2**50 stay exact in C; initial characters join the alphabet."""
+    counts = {"hug": 2**50, "pug": 2**50 - 1, "hugs": 3, "bun": 2**49}
+    python, native = both_states(counts, initial="xyz")
+    assert merges_side_by_side(python, native)
+
+
+def corpus_counts(*parts):
+    return dict(count_words(shared_path("corpora", *parts), progress=None).items())
+
+
+@needs_native
+@pytest.mark.shared_data
+@pytest.mark.parametrize("parts", [("english", "the-verdict.txt"), ("english", "botchan.txt"),
+                                   ("portuguese", "machado_dom_casmurro.txt"),
+                                   ("multilingual", "udhr")])
+def test_same_merges_on_real_corpora(parts):
+    """English, Portuguese and the UDHR in every script: every merge until none is left."""
+    python, native = both_states(corpus_counts(*parts))
+    assert len(merges_side_by_side(python, native)) > 1000
+
+
+@needs_native
+@pytest.mark.shared_data
+def test_same_vocabulary_with_min_frequency_on_real_text(monkeypatch):
+    """learn_bottom_up gives one vocabulary (drop_unused included) on either backend."""
+    counts = dict(count_words(iter(corpus_lines("english", "tinyshakespeare.txt")),
+                              progress=None).items())
+    native = learn_bottom_up(counts, 3000, min_frequency=2)
+    monkeypatch.setenv("WORDPIECES_BACKEND", "python")
+    assert learn_bottom_up(counts, 3000, min_frequency=2) == native
+
+
+@needs_native
+def test_count_runs_in_c_by_default_and_python_on_request(monkeypatch):
+    """score="count" uses the C loop; WORDPIECES_BACKEND=python, and other scores, Python."""
+    words, chars = [("hug", 3)], {"h", "u", "g"}
+    assert isinstance(merge_state(words, "##", [], chars, min_frequency=0, criterion=Count),
+                      native_merge.NativeCountState)
+    monkeypatch.setenv("WORDPIECES_BACKEND", "python")
+    assert isinstance(merge_state(words, "##", [], chars, min_frequency=0, criterion=Count),
+                      MergeState)
+
+
+def test_backend_native_without_the_extension_is_an_error(monkeypatch):
+    """WORDPIECES_BACKEND=native with no extension: a clear error, not a silent fallback."""
+    monkeypatch.setattr(native_merge, "_merge_native", None)
+    monkeypatch.setenv("WORDPIECES_BACKEND", "native")
+    with pytest.raises(ImportError, match="WORDPIECES_BACKEND=native"):
+        learn_bottom_up({"hug": 3}, 10)
+    monkeypatch.setenv("WORDPIECES_BACKEND", "auto")
+    assert learn_bottom_up({"hug": 3}, 10, special_tokens=[])[-1] == "hug"  # Python's
+
+
+@needs_native
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="abcé#", min_size=1, max_size=9), min_size=1, max_size=25),
+       st.sets(st.text(alphabet="abcé#", max_size=5), max_size=30),
+       st.sampled_from(["##", "", "#", "@"]))
+def test_used_tokens_in_c_equal_the_python_reference(words, vocab, prefix):
+    """Any vocabulary (gaps make [UNK] words, which use no token; "" never matches)."""
+    vocab = vocab | {prefix + t for t in list(vocab)[::2]}
+    pairs = [(w, 1) for w in words]
+    assert native_merge.native_used_tokens(pairs, vocab, prefix) == bu.used_tokens(
+        pairs, vocab, prefix)

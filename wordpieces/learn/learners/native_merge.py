@@ -1,0 +1,103 @@
+"""The bottom-up learner's merge loop by count in C, when the optional extension is built.
+
+``NativeCountState`` has ``MergeState``'s interface (``alphabet``, ``merge_best``) and
+gives the same merges (``tests/unit/learn/test_native_merge.py`` checks them against the
+pure-Python ``MergeState`` on real corpora and on generated counts). The extension
+``_merge_native`` is built by ``setup.py`` from ``native/*.c`` next to this file; without
+it, or with ``WORDPIECES_BACKEND=python``, the learner runs in Python.
+
+``native_used_tokens`` is ``bottom_up.used_tokens`` (the tokens WordPiece's greedy
+segmentation of the training words uses, for ``drop_unused``) in C.
+
+Not handled here: the scores "likelihood" and "pmi" (pure Python), the vocabulary and
+what ``drop_unused`` keeps (``bottom_up``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+from ...errors import MissingDependencyError
+
+__all__ = ["native_merge_error", "NativeCountState", "native_used_tokens"]
+
+_merge_native: Any  # the extension module (no type stubs), or None when it is missing
+try:
+    _merge_native = importlib.import_module(__name__.rpartition(".")[0] + "._merge_native")
+    _MISSING = ""
+except ImportError as e:  # not built (no compiler, WORDPIECES_NO_NATIVE=1), or another Python
+    _merge_native, _MISSING = None, f"the merge extension is not available ({e})"
+
+# Counts and their sums are int64 in C; bigger ones stay in Python (exact integers).
+_INT64_ROOM = 2**62
+
+
+def native_merge_error(words) -> str:
+    """Why ``words`` cannot be merged natively ("" when they can).
+
+    ``WORDPIECES_BACKEND=python`` forces Python; ``=native`` makes a missing extension
+    an error, as for encoding (``wordpieces.backend()``).
+    """
+    choice = os.environ.get("WORDPIECES_BACKEND", "auto").strip().lower() or "auto"
+    if choice == "python":
+        return "WORDPIECES_BACKEND=python"
+    if _merge_native is None:
+        if choice == "native":
+            raise MissingDependencyError(f"WORDPIECES_BACKEND=native but {_MISSING}; reinstall "
+                                         "wordpieces where a C compiler is available")
+        return _MISSING or "the merge extension is not available"
+    if sum(c * len(w) for w, c in words) >= _INT64_ROOM:
+        return "counts too large for 64-bit integers"
+    return ""
+
+
+class NativeCountState:
+    """Words merged by count in C: ``MergeState``'s interface for ``score="count"``.
+
+    Symbols are named and numbered as ``MergeState`` does (the initial ones sorted), so
+    ids and the tie order by name agree.
+    """
+
+    def __init__(self, words, prefix: str, initial_alphabet, chars, *, min_frequency: int):
+        self.prefix = prefix
+        firsts = {w[0] for w, _ in words}
+        rests = set("".join(w[1:] for w, _ in words))
+        initial = [f for ch in initial_alphabet if ch in chars for f in (ch, prefix + ch)]
+        self.names: list[str] = sorted({*firsts, *(prefix + ch for ch in rests), *initial})
+        self.ids = {name: i for i, name in enumerate(self.names)}
+        self._alphabet = list(self.names)
+        table = sorted(firsts | rests)
+        # A character never seen first (or never after it) needs no id there: no word
+        # spells it that way.
+        self.merger = _merge_native.CountMerger(
+            [w for w, _ in words], [c for _, c in words], [ord(ch) for ch in table],
+            [self.ids.get(ch, 0) for ch in table],
+            [self.ids.get(prefix + ch, 0) for ch in table],
+            self.names, min_frequency)
+
+    def alphabet(self) -> list[str]:
+        """The initial symbols, sorted by code point (``##x`` before letters)."""
+        return list(self._alphabet)
+
+    def merge_best(self) -> str | None:
+        """Merge the pair replacing the most occurrences; return the new token (None: none left)."""
+        pair = self.merger.pop_best()
+        if pair is None:
+            return None
+        a, b = pair
+        token = self.names[a] + self.names[b][len(self.prefix):]
+        new = self.ids.get(token)
+        if new is None:
+            new = self.ids[token] = self.merger.add_symbol(token)
+            self.names.append(token)
+        self.merger.merge(a, b, new)
+        return token
+
+
+def native_used_tokens(words, vocab: set[str], prefix: str) -> set[str]:
+    """The tokens of ``vocab`` the greedy longest-match-first segmentation of ``words`` uses."""
+    tokens = list(vocab)
+    flags = _merge_native.used_tokens([w for w, _ in words], tokens, prefix)
+    return {token for token, used in zip(tokens, flags, strict=True) if used}
