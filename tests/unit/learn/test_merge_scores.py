@@ -184,13 +184,14 @@ def lines_run(function, call) -> set[int]:
 def test_stale_entry_inside_a_tie_window_is_rescored_and_requeued():
     """A near-tie scored with an older N is re-scored, re-queued, and the order stays exact.
 
-    With a count of 10**12 the total N is so large that a merge moves other gains by
+    With a count of 10**14 the total N is so large that a merge moves other gains by
     less than the 1e-12 tie window: after the top is re-scored, another entry still
     scored with the old N can lie within the window below it. ``_pop_best`` re-scores
     such an entry and pushes it back (the branch this test reaches); the merges equal
-    brute force.
+    brute force. Taking the stale entry into the tie group as it is instead would make
+    ``##aa`` before ``dca`` here (found by a random search over huge counts).
     """
-    counts = {"cd": 1, "dcbc": 10**12, "ddbca": 1}
+    counts = {"ddbb": 10**14 + 4, "dcaaa": 15}
     source, start = inspect.getsourcelines(MergeState._pop_best)
     requeue = start + next(i for i, line in enumerate(source)
                            if "heapq.heappush(heap, self._entry(" in line)
