@@ -17,6 +17,7 @@ import sys
 import pytest
 
 from tests.input_sources import (
+    COMPRESS,
     EXPECTED_COUNTS,
     EXPECTED_IDS,
     FILE_KINDS,
@@ -110,3 +111,20 @@ def test_encode_npy_creates_the_output_folder(tmp_path, vocab):
     wordpieces("encode", "-t", vocab, argument, "--format", "npy", "-o", target)
     assert np.load(target).tolist() == [i for ids in EXPECTED_IDS for i in ids]
     assert (tmp_path / "new" / "ids.idx.npy").exists()
+
+
+@pytest.mark.parametrize("suffix", ["gz", "bz2", "xz"])
+def test_a_compressed_vocab_txt_is_a_tokenizer_too(suffix, tmp_path):
+    """-t takes a compressed vocab.txt, read as the plain one (and its errors name lines)."""
+    compress = COMPRESS[suffix]
+    vocab = tmp_path / f"vocab.txt.{suffix}"
+    vocab.write_bytes(compress("".join(token + "\n" for token in VOCAB).encode()))
+    out = wordpieces("encode", "-t", vocab, stdin=(LINES[0] + "\n").encode())
+    assert out.stdout.decode() == " ".join(map(str, EXPECTED_IDS[0])) + "\n"
+    broken = tmp_path / f"dup.txt.{suffix}"
+    broken.write_bytes(compress(b"[UNK]\na\na\n"))
+    proc = subprocess.run([sys.executable, "-m", "wordpieces", "encode", "-t", str(broken)],
+                          input=b"a\n", capture_output=True, timeout=300)
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip() == (
+        f"wordpieces encode: error: {broken}:3: duplicate token 'a' (first seen on line 2)")

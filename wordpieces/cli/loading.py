@@ -1,8 +1,9 @@
 """Load the tokenizer a subcommand names with ``-t``, and the options that build one.
 
 ``-t`` accepts what ``wordpieces.load`` reads (a saved directory, a ``tokenizer.json``, a
-bundle directory or ``.zip``) and also a plain ``vocab.txt``, built with the same
-normalization options as ``Tokenizer.from_vocab`` (``--lowercase``, ``--flavor`` …).
+bundle directory or ``.zip``) and also a plain ``vocab.txt`` (``.gz``/``.bz2``/``.xz``
+too), built with the same normalization options as ``Tokenizer.from_vocab``
+(``--lowercase``, ``--flavor`` …).
 A bundle needs ``--member NAME``.
 
 Not handled here: saving (each subcommand saves what it makes).
@@ -66,6 +67,17 @@ def is_vocab_txt(path: str) -> bool:
     return os.path.isfile(path) and not lower.endswith((".json", ".zip"))
 
 
+def vocab_source(path: str):
+    """What ``Tokenizer.from_vocab`` reads for a vocab.txt: the path, or for a ``.gz``/
+    ``.bz2``/``.xz`` file its decompressed tokens (lines named as in a plain file)."""
+    from ..formats.lines import compression_of, read_bytes
+    from ..vocab import Vocab, parse_vocab_lines
+
+    if compression_of(path) is None:
+        return path
+    return Vocab(parse_vocab_lines(read_bytes(path), path))
+
+
 def load_artifact(path: str, args: argparse.Namespace | None = None):
     """Load a Tokenizer or Bundle from ``path`` (a vocab.txt uses the options in ``args``)."""
     from ..formats.load import is_stream, load
@@ -76,7 +88,7 @@ def load_artifact(path: str, args: argparse.Namespace | None = None):
     options = {n: getattr(args, n) for n in VOCAB_OPTIONS
                if args is not None and getattr(args, n, None) is not None}
     if is_vocab_txt(path):
-        return Tokenizer.from_vocab(path, **options)
+        return Tokenizer.from_vocab(vocab_source(path), **options)
     if is_stream(path):  # -t <(cat vocab.txt): told apart by content, read once
         try:
             return load(path, **options)

@@ -141,6 +141,18 @@ class LineReader:
             self._current = None
 
 
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """Return the whole stored content of ``path``, decompressed (a URL or ``"-"`` too).
+
+    For files parsed whole rather than line by line (a ``vocab.txt``), so that they are
+    found and decompressed as every text input is.
+    """
+    path = os.fspath(path)
+    compression = None if path == STDIN else compression_of(path)
+    with _open(path, compression) as (stream, _):
+        return stream.read()
+
+
 def split_lines(text: str) -> list[str]:
     r"""Split ``text`` at ``\n`` only, dropping a ``\r`` before it; a final ``\n`` ends a line.
 

@@ -203,3 +203,14 @@ def test_missing_file_is_an_os_error_naming_it(tmp_path):
 def test_split_lines_keeps_other_line_breaks():
     """Only \\n splits; \\r before it goes with it; U+2028 and form feed stay text."""
     assert split_lines("a\u2028b\x0cc\r\nd\n") == ["a\u2028b\x0cc", "d"]
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ""])
+def test_read_bytes_gives_the_stored_text_decompressed(tmp_path, suffix):
+    """read_bytes returns a file's whole content as written, compressed or not."""
+    data = b"\xef\xbb\xbfone\r\ntwo\n"
+    compress = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress,
+                "": bytes}[suffix]
+    path = tmp_path / f"f.txt{suffix}"
+    path.write_bytes(compress(data))
+    assert lines_module.read_bytes(path) == data
