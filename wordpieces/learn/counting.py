@@ -36,6 +36,7 @@ from ..pipeline.normalizers import BertNormalizer
 from ..pipeline.pre_tokenizers import BertPreTokenizer
 from .count_tasks import Meter, run_task, tasks
 from .learners.common import checked_word_count
+from .progress import make_reporter
 from .sources import plan
 
 __all__ = ["WordCounts", "count_words", "pipeline_fingerprint", "PipelineMismatchError"]
@@ -355,13 +356,15 @@ def count_words(source, *, normalizer=None, pre_tokenizer=None, num_proc: int | 
     """Count the words of ``source`` as ``pre_tokenizer(normalizer(text))`` gives them.
 
     ``source``: a path, a glob, a directory, ``"-"`` (stdin), an fsspec URL, a list or
-    tuple of those, or any other iterable of texts (each text is split as a whole; file
-    lines are split one by one). Defaults: ``BertNormalizer(lowercase=True,
-    flavor="bert")`` and ``BertPreTokenizer(flavor="bert")``. ``engine="local"`` uses
-    ``num_proc`` processes (default: all cores; 1 counts in this process);
+    tuple of those, or any other iterable of texts or of batches of texts (each text is
+    split as a whole; file lines are split one by one; see ``sources``). Defaults:
+    ``BertNormalizer(lowercase=True, flavor="bert")`` and
+    ``BertPreTokenizer(flavor="bert")``. ``engine="local"`` uses ``num_proc`` processes
+    (default: all cores; 1 counts in this process);
     ``engine="dask"`` runs on the ``dask.distributed`` cluster at ``scheduler`` (an
-    address, a ``Client`` or a cluster; ``None`` starts a local one). ``progress`` is
-    called as ``progress("count", done=bytes, total=bytes, words=n)``.
+    address, a ``Client`` or a cluster; ``None`` starts a local one). ``progress``: what
+    ``train`` takes (``None``/``"none"``, ``"auto"``, ``"bar"``, ``"jsonl"``, a bool, or a
+    callable, called as ``progress("count", done=bytes, total=bytes, words=n)``).
 
     >>> count_words(iter(["Hello, hello world!"])).most_common()
     [('hello', 2), ('!', 1), (',', 1), ('world', 1)]
@@ -373,12 +376,13 @@ def count_words(source, *, normalizer=None, pre_tokenizer=None, num_proc: int | 
         raise ValueError(f"blocksize must be >= 1, not {blocksize}")
     pipeline = Pipeline(normalizer, pre_tokenizer)
     units = plan(source, blocksize=blocksize)
-    if engine == "dask":
-        from .dask_engine import count_dask
-        counts = count_dask(units, pipeline, scheduler=scheduler, num_proc=num_proc,
-                            progress=progress)
-    else:
-        counts = _count_local(units, pipeline, num_proc or os.cpu_count() or 1, progress)
+    with make_reporter(progress) as reporter:  # every progress= value, as train() takes
+        if engine == "dask":
+            from .dask_engine import count_dask
+            counts = count_dask(units, pipeline, scheduler=scheduler, num_proc=num_proc,
+                                progress=reporter)
+        else:
+            counts = _count_local(units, pipeline, num_proc or os.cpu_count() or 1, reporter)
     return WordCounts(counts, pipeline=pipeline.config)
 
 

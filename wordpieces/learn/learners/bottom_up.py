@@ -49,7 +49,7 @@ import math
 from collections.abc import Iterable
 from contextlib import contextmanager
 
-from ..progress import ProgressCallback
+from ..progress import ProgressOption, accepts_progress
 from .common import integer_pairs
 from .merge_scores import (
     DEFAULT_SCORE,
@@ -65,11 +65,12 @@ from .native_merge import NativeCountState, native_merge_error, native_used_toke
 __all__ = ["learn_bottom_up", "merge_state", "used_tokens", "MergeState"]
 
 
+@accepts_progress  # progress= takes what train() takes
 def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = ("[UNK]",),
                     min_frequency: int = 0, limit_alphabet: int | None = None,
                     initial_alphabet: Iterable[str] = (), continuing_subword_prefix: str = "##",
                     score: str = DEFAULT_SCORE, drop_unused: bool | None = None,
-                    progress: ProgressCallback | None = None) -> list[str]:
+                    progress: ProgressOption = None) -> list[str]:
     """Learn up to ``vocab_size`` tokens by merging the pairs first in ``score``'s order.
 
     ``counts``: a ``WordCounts``, a dict or ``(word, count)`` pairs (integer counts).

@@ -12,12 +12,14 @@ texts works (a TF dataset too: its tensors are read with ``.numpy()``).
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from ...fast.word_encoder import word_splitter
 from ...pipeline.normalizers import NFC, NFD, NFKC, NFKD, BertNormalizer, Normalizer, Sequence
 from ...pipeline.pre_tokenizers import ISOLATE, SPACE, WORD, BertPreTokenizer
+from ..sources import iter_texts
 from .top_down import learn_top_down
 
 __all__ = ["bert_vocab_from_dataset", "basic_tokenizer_pipeline"]
@@ -30,7 +32,8 @@ def bert_vocab_from_dataset(dataset, vocab_size: int, reserved_tokens: list[str]
                             learn_params: dict | None = None) -> list[str]:
     """Learn a BERT WordPiece vocabulary from texts, as TF Text's function of this name.
 
-    ``dataset``: an iterable of texts (``str`` or UTF-8 ``bytes``) or of batches of texts.
+    ``dataset``: an iterable of texts (``str`` or UTF-8 ``bytes``) or of batches of texts,
+    or files as every reader takes them (a path, glob, directory, URL or ``"-"``).
     ``bert_tokenizer_params``: TF's ``BasicTokenizer`` options (``lower_case``,
     ``keep_whitespace``, ``normalization_form``, ``preserve_unused_token``).
     ``learn_params``: options of ``learn_top_down``.
@@ -99,25 +102,11 @@ class BasicPreTokenizer(BertPreTokenizer):
 
 
 def _texts(dataset) -> Iterator[str]:
-    """Yield each text of an iterable of texts or of batches (lists, arrays, tensors)."""
-    if isinstance(dataset, (str, bytes)):
-        raise TypeError("dataset must be an iterable of texts, not a single text")
-    for index, element in enumerate(dataset):
-        element = element.numpy() if hasattr(element, "numpy") else element
-        if isinstance(element, (str, bytes)):
-            yield _text(element, index)
-        elif hasattr(element, "ravel"):  # numpy array of texts, any shape
-            yield from (_text(t, index) for t in element.ravel().tolist())
-        elif isinstance(element, Iterable) and not isinstance(element, dict):
-            yield from (_text(t, index) for t in element)
-        else:
-            raise TypeError(f"dataset element {index} is a {type(element).__name__}: "
-                            "expected a text or a batch of texts")
+    """Yield each text of an iterable of texts or of batches, or of any ``sources`` source.
 
-
-def _text(value, index: int) -> str:
-    if isinstance(value, bytes):
-        return value.decode("utf-8")
-    if isinstance(value, str):
-        return value
-    raise TypeError(f"dataset element {index} holds a {type(value).__name__}, not a text")
+    A list of strings holds texts here, as in TF (``iter`` keeps ``sources`` from reading
+    it as a list of paths); a single path, glob, directory, URL or ``"-"`` is read as files.
+    """
+    if isinstance(dataset, bytes):
+        raise TypeError("dataset must be an iterable of texts (or a path), not bytes")
+    return iter_texts(dataset if isinstance(dataset, (str, os.PathLike)) else iter(dataset))

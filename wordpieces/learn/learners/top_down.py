@@ -25,18 +25,19 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable
 
-from ..progress import ProgressCallback
+from ..progress import ProgressOption, accepts_progress
 from .common import ordered_pairs
 
 __all__ = ["learn_top_down"]
 
 
+@accepts_progress  # progress= takes what train() takes
 def learn_top_down(counts, vocab_size: int, reserved_tokens: Iterable[str], *,
                    upper_thresh: int | None = 10_000_000, lower_thresh: int | None = 10,
                    num_iterations: int = 4, max_input_tokens: int | None = 5_000_000,
                    max_token_length: int = 50, max_unique_chars: int = 1000,
                    slack_ratio: float = 0.05, include_joiner_token: bool = True,
-                   joiner: str = "##", progress: ProgressCallback | None = None) -> list[str]:
+                   joiner: str = "##", progress: ProgressOption = None) -> list[str]:
     """Learn a vocabulary of about ``vocab_size`` tokens the way BERT's TF Text tool does.
 
     ``counts`` is a ``WordCounts``, a dict or an iterable of ``(word, count)`` pairs. A
