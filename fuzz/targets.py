@@ -134,11 +134,11 @@ def regex(data: bytes) -> None:
             list(compiled.finditer(text))
 
 
-def _encodings(kind: str, vocab: list[str], texts: list[str], lowercase: bool, flavor: str):
+def _encodings(kind: str, vocab: list[str], texts: list[str], options: dict):
     """Encode on backend ``kind`` (chosen when the first text is encoded, so set throughout)."""
     os.environ["WORDPIECES_BACKEND"] = kind
     try:
-        tok = Tokenizer.from_vocab(vocab, lowercase=lowercase, flavor=flavor)
+        tok = Tokenizer.from_vocab(vocab, **options)
         single = [(e.ids, e.offsets, e.word_ids) for e in (tok.encode(t) for t in texts)]
         batch = [(e.ids, e.offsets, e.word_ids)
                  for e in tok.encode_batch(texts, num_threads=2)]
@@ -184,8 +184,9 @@ class Draws:
 def encode(data: bytes) -> None:
     """Random vocabulary and texts, encoded natively and in Python: a difference is a finding."""
     draw = Draws(data)
-    lowercase = draw.boolean()
-    flavor = ("bert", "huggingface", "tensorflow")[draw.number(0, 2)]
+    options = {"lowercase": draw.boolean(),
+               "flavor": ("bert", "huggingface", "tensorflow")[draw.number(0, 2)],
+               "max_input_chars_per_word": (None, 0, 1, 2, 3, 5, 8, 100)[draw.number(0, 7)]}
     vocab = ["[UNK]", "[CLS]", "[SEP]"]
     for _ in range(draw.number(0, 40)):
         token = ("##" if draw.boolean() else "") + draw.small_text(draw.number(1, 6))
@@ -193,11 +194,11 @@ def encode(data: bytes) -> None:
             vocab.append(token)
     texts = [draw.small_text(draw.number(0, 60)) for _ in range(draw.number(1, 4))]
     try:
-        native = _encodings("native", vocab, texts, lowercase, flavor)
+        native = _encodings("native", vocab, texts, options)
     except EXPECTED:
         return
-    python = _encodings("python", vocab, texts, lowercase, flavor)
-    assert native == python, (vocab, texts, lowercase, flavor)
+    python = _encodings("python", vocab, texts, options)
+    assert native == python, (vocab, texts, options)
 
 
 TARGETS: dict[str, Callable[[bytes], None]] = {
