@@ -190,7 +190,8 @@ def read_config(directory: str) -> tuple[TransformersConfig, dict[str, Any]] | N
         mapped.expect("an object")
         roles = {**_roles(mapped, SPECIAL_TOKEN_NAMES), **roles}
     ordered = {k: roles[k] for k in SPECIAL_TOKEN_NAMES if k in roles}
-    return _config(node, "model_max_length", ordered), node.value
+    # no role named anywhere: infer them (special_tokens_of) rather than have none
+    return _config(node, "model_max_length", ordered or None), node.value
 
 
 def with_config_file(parts, path: str | os.PathLike):
