@@ -67,7 +67,7 @@ LEARNER_OPTIONS = {
     "joiner": ("top-down",),
     "min_frequency": ("bottom-up", "word-level"), "limit_alphabet": ("bottom-up",),
     "initial_alphabet": ("bottom-up",), "continuing_subword_prefix": ("bottom-up",),
-    "score": ("bottom-up",),
+    "score": ("bottom-up",), "drop_unused": ("bottom-up",),
 }
 
 
@@ -165,6 +165,9 @@ def _add_learner_options(parser: argparse.ArgumentParser) -> None:
                         help="continuation prefix (bottom-up; default: ##)")
     bottom.add_argument("--score", choices=SCORE_CHOICES,
                         help="what ranks merges (bottom-up; default: count)")
+    bottom.add_argument("--drop-unused", action=argparse.BooleanOptionalAction, default=None,
+                        help="leave out merged tokens the training words never use, merging "
+                             "on to fill their slots (bottom-up; default: with --score count)")
 
 
 # ---------------------------------------------------------------- count / merge
