@@ -511,7 +511,8 @@ class Tokenizer(TransformersMixin):
     # ------------------------------------------------------------ decoding
 
     def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
-        """Turn ids back into text with the decoder (unknown ids are skipped, as in HF)."""
+        """Turn ids (a list, array or tensor) into text with the decoder (unknown ids skipped)."""
+        ids = ids.tolist() if hasattr(ids, "tolist") else ids
         special = self._seq.added.special
         tokens = [t for t in map(self.id_to_token, ids) if t is not None
                   and not (skip_special_tokens and t in special)]

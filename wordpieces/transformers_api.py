@@ -167,6 +167,16 @@ class TransformersMixin:
         return [self.id_to_token(i) for i in map(int, _as_list(ids))  # type: ignore[attr-defined]
                 if i not in special]
 
+    def convert_tokens_to_string(self, tokens: Iterable[str]) -> str:
+        """Join tokens into text with the decoder (``##`` pieces glued), as transformers."""
+        tokens = list(tokens)
+        decoder = self.decoder  # type: ignore[attr-defined]
+        return " ".join(tokens) if decoder is None else decoder.decode(tokens)
+
+    def __len__(self) -> int:
+        """The vocabulary size with the added tokens (transformers' ``len(tok)``)."""
+        return self.get_vocab_size(True)  # type: ignore[attr-defined]
+
     def batch_decode(self, sequences, skip_special_tokens: bool = False) -> list[str]:
         """Decode each row (lists, a numpy array or a tensor), keeping special tokens by default.
 

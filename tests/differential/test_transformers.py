@@ -291,6 +291,49 @@ def test_batch_encoding_helpers(minilm, lines, shape):
                         == expected.char_to_token(i, char, sequence_index=seq))
 
 
+WORD_QUERIES = ["char_to_word", "word_to_tokens", "word_to_chars"]
+TOKEN_QUERIES = ["token_to_chars", "token_to_word", "token_to_sequence"]
+
+
+@pytest.mark.parametrize("query", WORD_QUERIES + TOKEN_QUERIES)
+def test_alignment_queries(minilm, lines, query):
+    """Every alignment query of the result, for every row, index and sequence, as transformers."""
+    ours, theirs = minilm
+    args = (lines[:3], lines[3:6])
+    got = ours(*args, padding=True)
+    with quiet():
+        expected = theirs(*args, padding=True)
+    for row in range(3):
+        if query in TOKEN_QUERIES:
+            calls = [(row, t) for t in range(len(got["input_ids"][row]))]
+        elif query == "char_to_word":
+            calls = [(row, c, s) for s in (0, 1) for c in range(len(args[s][row]))]
+        else:  # every word (transformers' word_to_chars fails on a missing word)
+            pairs = zip(expected.word_ids(row), expected.sequence_ids(row), strict=True)
+            words = {(w, s) for w, s in pairs if w is not None}
+            calls = [(row, w, s) for w, s in sorted(words)]
+        for call in calls:
+            assert getattr(got, query)(*call) == getattr(expected, query)(*call), call
+
+
+def test_len_and_convert_tokens_to_string(minilm, lines):
+    """len(tok) counts added tokens; convert_tokens_to_string glues pieces, as transformers."""
+    ours, theirs = minilm
+    assert len(ours) == len(theirs)
+    for line in lines[:6]:
+        tokens = ours.tokenize(line)
+        assert tokens == theirs.tokenize(line)
+        assert ours.convert_tokens_to_string(tokens) == theirs.convert_tokens_to_string(tokens)
+
+
+def test_decode_takes_a_tensor_row(minilm, lines):
+    """decode accepts a torch tensor (and skips special tokens, HF tokenizers' default)."""
+    pytest.importorskip("torch", reason=TORCH_SKIP)
+    ours, theirs = minilm
+    row = ours(lines[:2], padding=True, return_tensors="pt")["input_ids"][1]
+    assert ours.decode(row) == theirs.decode(row, skip_special_tokens=True)
+
+
 def test_char_to_token_of_one_input(minilm, lines):
     """char_to_token(c) on an unbatched call reads row 0, as transformers."""
     ours, theirs = minilm

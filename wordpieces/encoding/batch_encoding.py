@@ -67,14 +67,42 @@ class BatchEncoding(dict):
         """The input sequence (0, 1 or None) of each token of row ``batch_index``."""
         return self._encoding(batch_index).sequence_ids
 
+    def _ask(self, name: str, batch_or_index: int, index: int | None, *sequence) -> object:
+        """Ask row ``i``'s ``Encoding``: ``(x)`` asks row 0 about ``x``, ``(i, x)`` row ``i``."""
+        batch, index = (0, batch_or_index) if index is None else (batch_or_index, index)
+        return getattr(self._encoding(batch), name)(index, *sequence)
+
     def char_to_token(self, batch_or_char_index: int, char_index: int | None = None,
-                      sequence_index: int = 0) -> int | None:
+                      sequence_index: int = 0):
         """The token holding a character: ``(char)`` of row 0, or ``(row, char)``."""
-        if char_index is None:
-            batch_index, char_index = 0, batch_or_char_index
-        else:
-            batch_index = batch_or_char_index
-        return self._encoding(batch_index).char_to_token(char_index, sequence_index)
+        return self._ask("char_to_token", batch_or_char_index, char_index, sequence_index)
+
+    def char_to_word(self, batch_or_char_index: int, char_index: int | None = None,
+                     sequence_index: int = 0):
+        """The word holding a character: ``(char)`` of row 0, or ``(row, char)``."""
+        return self._ask("char_to_word", batch_or_char_index, char_index, sequence_index)
+
+    def word_to_tokens(self, batch_or_word_index: int, word_index: int | None = None,
+                       sequence_index: int = 0):
+        """The token span ``(start, end)`` of a word: ``(word)`` of row 0, or ``(row, word)``."""
+        return self._ask("word_to_tokens", batch_or_word_index, word_index, sequence_index)
+
+    def word_to_chars(self, batch_or_word_index: int, word_index: int | None = None,
+                      sequence_index: int = 0):
+        """The character span of a word: ``(word)`` of row 0, or ``(row, word)``."""
+        return self._ask("word_to_chars", batch_or_word_index, word_index, sequence_index)
+
+    def token_to_chars(self, batch_or_token_index: int, token_index: int | None = None):
+        """The character span of a token: ``(token)`` of row 0, or ``(row, token)``."""
+        return self._ask("token_to_chars", batch_or_token_index, token_index)
+
+    def token_to_word(self, batch_or_token_index: int, token_index: int | None = None):
+        """The word index of a token: ``(token)`` of row 0, or ``(row, token)``."""
+        return self._ask("token_to_word", batch_or_token_index, token_index)
+
+    def token_to_sequence(self, batch_or_token_index: int, token_index: int | None = None):
+        """The input sequence of a token: ``(token)`` of row 0, or ``(row, token)``."""
+        return self._ask("token_to_sequence", batch_or_token_index, token_index)
 
     def to(self, device) -> BatchEncoding:
         """Move the torch tensors to ``device`` (``"cpu"``, ``"cuda"`` …), in place."""
