@@ -25,6 +25,7 @@ from tests.input_sources import (
 from tests.shared_data import shared_path
 from wordpieces.errors import FormatError, MissingDependencyError
 from wordpieces.formats import lines as line_reader
+from wordpieces.learn import count_tasks
 from wordpieces.learn.counting import count_words
 from wordpieces.learn.learners.tf_compat import bert_vocab_from_dataset
 from wordpieces.learn.sources import (
@@ -202,3 +203,21 @@ def test_url_without_fsspec_says_what_to_install(tmp_path, monkeypatch):
         count_words(url)
     with pytest.raises(MissingDependencyError, match="fsspec"):
         list(line_reader.TextLines(url))
+
+
+@pytest.mark.parametrize("kind", ["glob", "gz", "batches", "numpy_batches"])
+def test_worker_processes_read_every_source_kind_alike(kind, tmp_path, monkeypatch):
+    """Counted in two worker processes (blocks and batches shipped to them), the counts
+    are the hand-counted ones too."""
+    monkeypatch.setattr(count_tasks, "BATCH_CHARS", 8)  # several tasks, not one in-process
+    source = _source(kind, tmp_path, monkeypatch)
+    assert dict(count_words(source, num_proc=2, blocksize=16)) == EXPECTED_COUNTS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["directory", "xz", "list_of_batches"])
+def test_a_dask_cluster_reads_every_source_kind_alike(kind, tmp_path, monkeypatch):
+    """On a local Dask cluster the counts are the hand-counted ones too."""
+    pytest.importorskip("distributed")
+    source = _source(kind, tmp_path, monkeypatch)
+    assert dict(count_words(source, engine="dask", num_proc=1)) == EXPECTED_COUNTS
