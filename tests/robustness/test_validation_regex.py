@@ -114,6 +114,16 @@ def test_translated_hf_patterns_run_through_re2_with_res_matches(text, pattern):
         [m.span() for m in re.finditer(translated, text, re.MULTILINE)]
 
 
+def test_a_risky_pattern_re2_cannot_run_is_refused_quietly(capfd):
+    """A risky pattern RE2 does not support: refused in words, nothing logged on stderr."""
+    pytest.importorskip("re2")
+    with pytest.raises(UnsafePatternError, match=r"^f: the pattern '\(x\+\+x\+\)\+' can take "
+                                                 r"exponential .* cannot run it \(bad repetition "
+                                                 r"operator: \+\+\)$"):
+        compile_pattern("(x++x+)+", field="f")
+    assert capfd.readouterr().err == ""
+
+
 def test_re2_spelling_of_escapes():
     """\\uXXXX, \\UXXXXXXXX, an escaped space and \\Z have RE2 spellings."""
     assert unicode_classes_for_re2(r"\u00e9\U0001F600\ x\Z") == r"\x{00e9}\x{0001F600}\x{20}x\z"

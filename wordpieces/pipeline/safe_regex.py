@@ -98,12 +98,16 @@ def _linear_time(pattern: str, flags: int, field: str, reason: str):
     inline = "".join(letter for flag, letter in ((re.IGNORECASE, "i"), (re.MULTILINE, "m"),
                                                   (re.DOTALL, "s")) if flags & flag)
     translated = f"(?{inline}){translated}" if inline else translated
+    options = re2.Options()
+    options.log_errors = False  # the error is ours to report, not RE2's log on stderr
     try:
-        return re2.compile(translated)
-    except Exception as e:  # re2.error: lookarounds, backreferences
+        return re2.compile(translated, options)
+    except Exception as e:  # re2.error: lookarounds, backreferences, possessives
+        detail = e.args[0].decode("utf-8", "replace") if e.args and isinstance(
+            e.args[0], bytes) else str(e)
         raise UnsafePatternError(
             f"{field}: the pattern {pattern!r} can take exponential time on some texts "
-            f"({reason}), and the linear-time engine cannot run it ({e})") from None
+            f"({reason}), and the linear-time engine cannot run it ({detail})") from None
 
 
 # ---------------------------------------------------------------- the analysis
