@@ -7,8 +7,10 @@ truncation, on real lines of the shared corpora.
 
 from __future__ import annotations
 
+import ast
 import json
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +176,55 @@ def test_tensorflow_flavor_names_its_differences(tmp_path):
     assert "NFKC_Casefold" in differences and "ASCII whitespace" in differences
     assert "UTF-8 bytes" in differences
     assert Tokenizer.from_vocab(shared_path(*UNCASED), flavor="huggingface").hf_differences() == []
+
+
+# ---------------------------------------------------------------- the README's example
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+SWAP = ('tok = AutoTokenizer.from_pretrained("minilm")',
+        'import wordpieces as wp; tok = wp.load("minilm")')
+
+
+def _readme_example() -> str:
+    """The python block of the README's "Coming from transformers" section."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("### Coming from transformers"):]
+    return section[section.index("```python\n") + 10:section.index("```\n", 10)]
+
+
+def _run_example(source: str) -> tuple[list, dict]:
+    """Run the example statement by statement: the values of its expressions (as data; not
+    save_pretrained's list of files, which differs), and its variables."""
+    namespace: dict = {}
+    values = []
+    for statement in ast.parse(source).body:
+        if isinstance(statement, ast.Expr):
+            code = compile(ast.Expression(statement.value), "README.md", "eval")
+            value = eval(code, namespace)  # the README's own example, nothing else
+            if "save_pretrained" not in ast.unparse(statement):
+                values.append(as_plain(value) if hasattr(value, "keys") else value)
+        else:
+            exec(compile(ast.Module([statement], []), "README.md", "exec"), namespace)
+    return values, namespace
+
+
+def test_readme_example_gives_the_same_with_both_libraries(tmp_path, monkeypatch):
+    """The README's example run with transformers, then with wp.load: the same values, and
+    the values its comments claim ("..., both")."""
+    torch = pytest.importorskip("torch", reason="the README example uses return_tensors='pt'")
+    (tmp_path / "minilm").mkdir()
+    hub_dir(tmp_path / "minilm")
+    monkeypatch.chdir(tmp_path)
+    source = _readme_example()
+    assert SWAP[0] in source
+    with quiet():
+        theirs, _ = _run_example(source)
+    ours, namespace = _run_example(source.replace(*SWAP))
+    assert [str(v) for v in ours] == [str(v) for v in theirs]
+    assert load(tmp_path / "out" / "minilm-copy") == namespace["tok"]
+    claims = [line.split("#", 1) for line in source.splitlines()
+              if line.rstrip().endswith(", both") and not line.startswith("#")]
+    assert len(claims) == 5
+    for code, comment in claims:
+        expected = eval(comment.strip().removesuffix(", both"), {"torch": torch})
+        assert eval(code, namespace) == expected, code
