@@ -337,3 +337,16 @@ def test_many_random_kills_of_a_tensorflow_export(tensorflow_export):
           f"{dict(board.outcomes)}")
     assert board.mixes == [] and set(board.outcomes) <= {"old", "new"}, board.outcomes
     _check_next_run_cleans_up(tensorflow_export)
+
+
+def test_killed_single_file_outputs_leave_no_temporary_after_the_next_run(tmp_path):
+    """The issue's 'encode -o' runs: kills leave temporaries; the next run removes them."""
+    out = NpyPair(tmp_path)
+    command = cli("encode", "-t", out.vocab, out.corpora["old"], "--quiet", "-o",
+                  str(tmp_path / "out.ids"))
+    seconds = run(command)
+    rng = random.Random(f"{SEED}-single")
+    for _ in range(RANDOM_KILLS_QUICK):
+        kill_at_random(command, seconds, rng)
+    run(command)
+    assert leftovers(tmp_path) == []

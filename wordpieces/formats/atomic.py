@@ -185,6 +185,7 @@ class FileSet:
         self.kind, self.manifest = kind, manifest
         self._temporaries: dict[str, tuple[str, IO]] = {}
         self._cleaned: set[str] = set()
+        self._created = not os.path.isdir(self.directory)  # removed again if left empty
         try:
             os.makedirs(self.directory, exist_ok=True)
         except OSError as e:
@@ -299,6 +300,9 @@ class FileSet:
                 stream.close()
             remove_file(temporary)
         self._temporaries.clear()
+        if self._created:
+            with contextlib.suppress(OSError):
+                os.rmdir(self.directory)  # only if nothing else came into it
 
     def __enter__(self) -> FileSet:
         return self

@@ -513,3 +513,15 @@ def test_an_empty_target_is_refused(tmp_path, monkeypatch):
         AtomicFile("")
     assert os.listdir(tmp_path) == [] and not any(
         n.endswith(".tmp") for n in os.listdir(tmp_path.parent))
+
+
+def test_failed_first_save_leaves_no_empty_folder(tmp_path, monkeypatch):
+    """A first save into a new folder that fails removes the folder it made."""
+    def disk_full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "fsync", disk_full)
+    with pytest.raises(OSError, match="No space left"), \
+            FileSet(tmp_path / "tok", kind="tokenizer") as files:
+        files.write("a.txt", "a")
+    assert os.listdir(tmp_path) == []
