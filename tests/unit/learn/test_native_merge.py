@@ -81,7 +81,8 @@ def corpus_counts(*parts):
 @pytest.mark.shared_data
 @pytest.mark.parametrize("parts", [("english", "the-verdict.txt"), ("english", "botchan.txt"),
                                    ("portuguese", "machado_dom_casmurro.txt"),
-                                   ("multilingual", "udhr")])
+                                   ("multilingual", "udhr")],
+                         ids=["verdict", "botchan", "casmurro", "udhr"])
 def test_same_merges_on_real_corpora(parts):
     """English, Portuguese and the UDHR in every script: every merge until none is left."""
     python, native = both_states(corpus_counts(*parts))
