@@ -23,10 +23,18 @@ import json
 import os
 import warnings
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from .encoding.batch_encoding import BatchEncoding, pad_inputs
+from .encoding.padding import PaddingParams, TruncationParams
 from .errors import FormatError
-from .formats.tokenizer_json import TOKENIZER_JSON, VOCAB_TXT, parts_state, tokenizer_files
+from .formats.tokenizer_json import (
+    TOKENIZER_JSON,
+    VOCAB_TXT,
+    TokenizerParts,
+    parts_state,
+    tokenizer_files,
+)
 from .formats.transformers_config import (
     SPECIAL_TOKEN_NAMES,
     TOKENIZER_CONFIG_JSON,
@@ -72,6 +80,26 @@ class TransformersMixin:
 
     _transformers: TransformersConfig
 
+    if TYPE_CHECKING:  # what the host class (Tokenizer) provides
+        flavor: str
+        model: Any
+        normalizer: Any
+        decoder: Any
+
+        @property
+        def padding_params(self) -> PaddingParams | None: ...
+        @property
+        def truncation_params(self) -> TruncationParams | None: ...
+        def token_to_id(self, token: str) -> int | None: ...
+        def id_to_token(self, id_: int) -> str | None: ...
+        def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str: ...
+        def get_vocab_size(self, with_added_tokens: bool = True) -> int: ...
+        def save(self, path: str | os.PathLike) -> None: ...
+        def to_parts(self) -> TokenizerParts: ...
+        @classmethod
+        def from_file(cls, path: str | os.PathLike) -> Any: ...
+        from_vocab: Any  # a classmethod with many keyword options
+
     # ------------------------------------------------------------ lengths and sides
 
     @property
@@ -86,7 +114,7 @@ class TransformersMixin:
     @property
     def padding_side(self) -> str:
         """Where calls pad: the configured side, else ``enable_padding``'s, else right."""
-        return side(self._transformers.padding_side, self.padding_params)  # type: ignore[attr-defined]
+        return side(self._transformers.padding_side, self.padding_params)
 
     @padding_side.setter
     def padding_side(self, value: str) -> None:
@@ -96,7 +124,7 @@ class TransformersMixin:
     def truncation_side(self) -> str:
         """Where calls cut: the configured side, else ``enable_truncation``'s, else right."""
         return side(self._transformers.truncation_side,
-                    self.truncation_params)  # type: ignore[attr-defined]
+                    self.truncation_params)
 
     @truncation_side.setter
     def truncation_side(self, value: str) -> None:
@@ -107,9 +135,9 @@ class TransformersMixin:
     @property
     def special_tokens_map(self) -> dict[str, str]:
         """Role -> token (``{"pad_token": "[PAD]", …}``), in transformers' order."""
-        padding = self.padding_params  # type: ignore[attr-defined]
-        return special_tokens_of(self._transformers, self.model,  # type: ignore[attr-defined]
-                                 lambda t: self.token_to_id(t) is not None,  # type: ignore[attr-defined]
+        padding = self.padding_params
+        return special_tokens_of(self._transformers, self.model,
+                                 lambda t: self.token_to_id(t) is not None,
                                  None if padding is None else padding.pad_token)
 
     bos_token = _role_token("bos_token")
@@ -130,7 +158,7 @@ class TransformersMixin:
     @property
     def pad_token_type_id(self) -> int:
         """The type id of padding (``enable_padding``'s, else 0)."""
-        padding = self.padding_params  # type: ignore[attr-defined]
+        padding = self.padding_params
         return 0 if padding is None else padding.pad_type_id
 
     @property
@@ -153,36 +181,36 @@ class TransformersMixin:
         return [self._id_or_unk(t) for t in tokens]
 
     def _id_or_unk(self, token: str) -> int | None:
-        id_ = self.token_to_id(token)  # type: ignore[attr-defined]
+        id_ = self.token_to_id(token)
         if id_ is not None:
             return id_
         unk = self.special_tokens_map.get("unk_token")
-        return None if unk is None else self.token_to_id(unk)  # type: ignore[attr-defined]
+        return None if unk is None else self.token_to_id(unk)
 
     def convert_ids_to_tokens(self, ids, skip_special_tokens: bool = False):
         """Token of an id (or tokens of ids); ``skip_special_tokens`` drops special ones."""
         if isinstance(ids, int) or (hasattr(ids, "ndim") and ids.ndim == 0):
-            return self.id_to_token(int(ids))  # type: ignore[attr-defined]
+            return self.id_to_token(int(ids))
         special = set(self.all_special_ids) if skip_special_tokens else set()
-        return [self.id_to_token(i) for i in map(int, _as_list(ids))  # type: ignore[attr-defined]
+        return [self.id_to_token(i) for i in map(int, _as_list(ids))
                 if i not in special]
 
     def convert_tokens_to_string(self, tokens: Iterable[str]) -> str:
         """Join tokens into text with the decoder (``##`` pieces glued), as transformers."""
         tokens = list(tokens)
-        decoder = self.decoder  # type: ignore[attr-defined]
+        decoder = self.decoder
         return " ".join(tokens) if decoder is None else decoder.decode(tokens)
 
     def __len__(self) -> int:
         """The vocabulary size with the added tokens (transformers' ``len(tok)``)."""
-        return self.get_vocab_size(True)  # type: ignore[attr-defined]
+        return self.get_vocab_size(True)
 
     def batch_decode(self, sequences, skip_special_tokens: bool = False) -> list[str]:
         """Decode each row (lists, a numpy array or a tensor), keeping special tokens by default.
 
         transformers' default; ``decode`` keeps HF ``tokenizers``' (skip them).
         """
-        return [self.decode(_as_list(ids), skip_special_tokens)  # type: ignore[attr-defined]
+        return [self.decode(_as_list(ids), skip_special_tokens)
                 for ids in _as_list(sequences)]
 
     # ------------------------------------------------------------ padding model inputs
@@ -211,14 +239,14 @@ class TransformersMixin:
 
     def hf_differences(self) -> list[str]:
         """Where HF reading this tokenizer's saved ``tokenizer.json`` gives other ids (flavor)."""
-        return hf_differences(self.flavor, self.normalizer, self.model)  # type: ignore[attr-defined]
+        return hf_differences(self.flavor, self.normalizer, self.model)
 
     def warn_hf_differences(self, path: str | os.PathLike) -> None:
         """Warn (``UserWarning``) that a save to ``path`` will not read the same in HF, and why."""
         differences = self.hf_differences()
         if differences:
             warnings.warn(f"{os.fspath(path)}: Hugging Face will not read this tokenizer "
-                          f"exactly (flavor {self.flavor!r}, kept in wordpieces.json; pick "  # type: ignore[attr-defined]
+                          f"exactly (flavor {self.flavor!r}, kept in wordpieces.json; pick "
                           f"flavor='huggingface' to match it): " + "; ".join(differences),
                           UserWarning, stacklevel=3)
 
@@ -230,7 +258,7 @@ class TransformersMixin:
         resolved = TransformersConfig(self.model_max_length, self.padding_side,
                                       self.truncation_side,
                                       tuple(self.special_tokens_map.items()))
-        parts = dataclasses.replace(self.to_parts(), vocab_path=None,  # type: ignore[attr-defined]
+        parts = dataclasses.replace(self.to_parts(), vocab_path=None,
                                     transformers=resolved)
         return json.dumps(parts_state(parts), sort_keys=True, ensure_ascii=False)
 
@@ -245,19 +273,19 @@ class TransformersMixin:
         """
         directory = os.fspath(directory)
         if os.path.isfile(os.path.join(directory, TOKENIZER_JSON)):
-            return cls.from_file(os.path.join(directory, TOKENIZER_JSON))  # type: ignore[attr-defined]
+            return cls.from_file(os.path.join(directory, TOKENIZER_JSON))
         vocab = os.path.join(directory, VOCAB_TXT)
         read = read_config(directory)
         if read is None or not os.path.isfile(vocab):
             raise FormatError(f"{directory}: neither {TOKENIZER_JSON} nor {VOCAB_TXT} with "
                               f"{TOKENIZER_CONFIG_JSON}: not a saved tokenizer")
         config, raw = read
-        tok = cls.from_vocab(vocab, flavor="huggingface", **slow_options(raw, config))  # type: ignore[attr-defined]
+        tok = cls.from_vocab(vocab, flavor="huggingface", **slow_options(raw, config))
         tok._transformers = config
         return tok
 
     def save_pretrained(self, directory: str | os.PathLike) -> tuple[str, ...]:
         """``save(directory)``; returns the files written, as transformers does."""
-        self.save(directory)  # type: ignore[attr-defined]
-        names = tokenizer_files(self.to_parts())  # type: ignore[attr-defined]
+        self.save(directory)
+        names = tokenizer_files(self.to_parts())
         return tuple(os.path.join(os.fspath(directory), n) for n in names)
