@@ -4,8 +4,9 @@
 holding ``bundle.json`` or a ``.zip`` is a bundle; a directory holding ``tokenizer.json``
 (saved by wordpieces or by ``transformers``' ``save_pretrained``), or ``vocab.txt`` with
 ``tokenizer_config.json`` (a slow-only ``save_pretrained``), is one tokenizer; a
-``.json`` file is a ``tokenizer.json``; any other file is a ``vocab.txt``, built by
-``Tokenizer.from_vocab`` with the given options. It is the one module that knows both
+``.json`` file is a ``tokenizer.json``; any other file is a ``vocab.txt`` (``.gz``,
+``.bz2``, ``.xz`` too), built by ``Tokenizer.from_vocab`` with the given options; a pipe
+is told apart by its content. It is the one module that knows both
 tokenizers and bundles, so neither ``tokenizer_json`` nor ``bundle`` imports the other's
 loader.
 
@@ -19,8 +20,10 @@ import os
 
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
-from ..vocab import parse_vocab_lines
+from ..vocab import Vocab, parse_vocab_lines
 from .bundle import BUNDLE_JSON, Bundle, load_bundle
+from .lines import compression_of
+from .lines import read_bytes as read_all
 from .tokenizer_json import TOKENIZER_JSON, VOCAB_TXT, parts_from_str, read_bytes
 from .transformers_config import TOKENIZER_CONFIG_JSON
 
@@ -49,8 +52,16 @@ def load(path: str | os.PathLike, **vocab_options) -> Tokenizer | Bundle:
     if path.lower().endswith(".zip"):
         return load_bundle(path)
     if is_vocab_txt(path):
-        return Tokenizer.from_vocab(path, **vocab_options)
+        return Tokenizer.from_vocab(vocab_source(path), **vocab_options)
     return Tokenizer.from_file(path)
+
+
+def vocab_source(path: str):
+    """What ``Tokenizer.from_vocab`` reads for a vocab.txt: the path, or for a ``.gz``/
+    ``.bz2``/``.xz`` file its decompressed tokens (lines named as in a plain file)."""
+    if compression_of(path) is None:
+        return path
+    return Vocab(parse_vocab_lines(read_all(path), path))
 
 
 def is_stream(path: str) -> bool:

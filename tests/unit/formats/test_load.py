@@ -36,6 +36,35 @@ def test_vocab_txt_loads_as_from_vocab(vocab_txt):
     assert load(vocab_txt).flavor == "bert"
 
 
+@pytest.mark.parametrize("suffix,opener", [(".gz", "gzip"), (".bz2", "bz2"), (".xz", "lzma")])
+def test_compressed_vocab_txt(tmp_path, vocab_txt, suffix, opener):
+    """A compressed vocab.txt loads as the plain one (as the CLI's -t reads it)."""
+    import importlib
+
+    path = tmp_path / f"vocab.txt{suffix}"
+    with importlib.import_module(opener).open(path, "wb") as f:
+        f.write(vocab_txt.read_bytes())
+    assert load(path, flavor="huggingface") == Tokenizer.from_vocab(vocab_txt,
+                                                                    flavor="huggingface")
+
+
+def test_vocab_txt_through_a_pipe(vocab_txt):
+    """A pipe (-t <(cat vocab.txt)) is told apart by its content and read once."""
+    import os
+    import threading
+
+    read_end, write_end = os.pipe()
+    writer = threading.Thread(target=lambda: (os.write(write_end, vocab_txt.read_bytes()),
+                                              os.close(write_end)))
+    writer.start()
+    try:
+        loaded = load(f"/dev/fd/{read_end}")
+    finally:
+        writer.join()
+        os.close(read_end)
+    assert loaded == Tokenizer.from_vocab(vocab_txt)
+
+
 def test_vocab_txt_takes_the_from_vocab_options(vocab_txt):
     """Options (lowercase, flavor …) go to from_vocab, as the CLI's --lowercase, --flavor."""
     loaded = load(vocab_txt, flavor="huggingface", lowercase=False)
