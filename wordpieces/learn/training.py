@@ -69,12 +69,12 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
                          engine=engine, num_proc=num_proc, scheduler=scheduler,
                          blocksize=blocksize, progress=reporter)
         vocab = _learn(algorithm, counts, vocab_size, specials, learn_options, reporter)
-    check_learned_size(vocab, vocab_size, len(specials))
+    prefix = (learn_options.get("joiner", "##") if algorithm == "top-down"
+              else learn_options.get("continuing_subword_prefix", "##"))
+    check_learned_size(vocab, vocab_size, specials, prefix)
     if algorithm == "word-level":
         return _word_level_tokenizer(vocab, normalizer, pre_tokenizer, specials, unk_token,
                                      flavor, template)
-    prefix = (learn_options.get("joiner", "##") if algorithm == "top-down"
-              else learn_options.get("continuing_subword_prefix", "##"))
     return Tokenizer.from_vocab(vocab, lowercase=lowercase, flavor=flavor,
                                 strip_accents=strip_accents, clean_text=clean_text,
                                 handle_chinese_chars=handle_chinese_chars, unk_token=unk_token,
@@ -82,15 +82,23 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
                                 reserved_tokens=specials, template=template)
 
 
-def check_learned_size(vocab: list[str], vocab_size: int, n_specials: int) -> None:
-    """Refuse a vocabulary larger than asked: every character seen must be in it.
+def check_learned_size(vocab: list[str], vocab_size: int, specials: list[str],
+                       prefix: str) -> None:
+    """Refuse a ``vocab_size`` below what the corpus needs: the reserved tokens and alphabet.
 
-    A learner keeps the alphabet whatever ``vocab_size`` says (a word could not be
-    split otherwise), so a ``vocab_size`` below that is an error, not a silent surprise.
+    A learner keeps every character seen (plain and ``prefix``-ed) whatever ``vocab_size``
+    says, since a word could not be split otherwise: asking for fewer tokens is an error,
+    not a silent surprise. Above that, top-down may end a little over ``vocab_size``, as
+    TF Text's search does (it stops within its slack): that vocabulary is kept as TF
+    gives it.
     """
-    if len(vocab) > vocab_size:
+    reserved = set(specials)
+    needed = sum(1 for token in vocab if token in reserved
+                 or len(token[len(prefix):] if prefix and token.startswith(prefix)
+                        else token) == 1)
+    if vocab_size < needed:
         raise ValueError(f"vocab_size={vocab_size} is too small for this corpus: the "
-                         f"vocabulary needs at least {len(vocab)} tokens ({n_specials} "
+                         f"vocabulary needs at least {needed} tokens ({len(specials)} "
                          "reserved tokens plus the characters seen); ask for at least that")
 
 

@@ -1,13 +1,14 @@
 """train() counts, learns and builds a tokenizer that matches the references."""
 
 import json
+import random
 
 import pytest
 
 from tests.shared_data import CORPORA, corpus_lines, shared_path
 from wordpieces.formats.load import load
 from wordpieces.learn.counting import PipelineMismatchError, count_words
-from wordpieces.learn.learners import learn_bottom_up
+from wordpieces.learn.learners import learn_bottom_up, learn_top_down
 from wordpieces.learn.training import train
 from wordpieces.pipeline.normalizers import BertNormalizer
 from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer
@@ -123,3 +124,19 @@ def test_count_options_reach_the_counter():
     blocks = train(str(path), algorithm="bottom-up", vocab_size=300, progress="none",
                    blocksize=4096, num_proc=2)
     assert blocks.get_vocab() == whole.get_vocab()
+
+
+def test_top_down_may_end_above_vocab_size_as_tf_does():
+    """TF Text's search stops within its slack, sometimes above vocab_size: train() keeps
+    that vocabulary (the learner's, token for token TF's) rather than refusing it."""
+    rng = random.Random(0)
+    words = ["".join(rng.choice("abcdefgh") for _ in range(rng.randint(2, 7)))
+             for _ in range(300)]
+    lines = [" ".join(rng.choice(words) for _ in range(8)) for _ in range(200)]
+    expected = learn_top_down(count_words(iter(lines), num_proc=1), 80, ["[UNK]"],
+                              lower_thresh=1)
+    assert len(expected) > 80
+    tok = train(iter(lines), vocab_size=80, lower_thresh=1, reserved_tokens=["[UNK]"],
+                num_proc=1, progress="none")
+    vocab = tok.get_vocab()
+    assert sorted(vocab, key=vocab.get) == expected
