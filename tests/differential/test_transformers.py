@@ -341,3 +341,30 @@ def test_char_to_token_of_one_input(minilm, lines):
     assert [got.char_to_token(c) for c in range(len(lines[2]))] == \
            [expected.char_to_token(c) for c in range(len(lines[2]))]
 
+
+
+@pytest.mark.parametrize("collator", ["DataCollatorWithPadding",
+                                      "DataCollatorForTokenClassification"])
+def test_transformers_data_collators_take_ours(minilm, lines, collator):
+    """transformers' collators (what Trainer pads with) work with our tokenizer as theirs."""
+    ours, theirs = minilm
+    features = [dict(ours(line)) for line in lines[:6]]
+    if collator == "DataCollatorForTokenClassification":
+        for f in features:
+            f["labels"] = list(range(len(f["input_ids"])))
+    results = []
+    for tok in (ours, theirs):
+        make = getattr(transformers, collator)(tokenizer=tok, return_tensors="np",
+                                               pad_to_multiple_of=8)
+        with quiet():
+            results.append(as_plain(make([dict(f) for f in features])))
+    assert results[0] == results[1]
+
+
+def test_pad_takes_transformers_batch_encoding(minilm, lines):
+    """tok.pad accepts transformers' BatchEncoding (a UserDict, not a dict)."""
+    ours, theirs = minilm
+    with quiet():
+        encoded = theirs(lines[:4])
+        expected = as_plain(theirs.pad(encoded))
+    assert as_plain(ours.pad(encoded)) == expected

@@ -19,6 +19,8 @@ encoding (``finishing``), pre-tokenized words (``pretokenized``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..errors import require
 from .padding import DIRECTIONS, PaddingParams, TruncationParams, pad_ids
 from .pretokenized import check_words, encode_words_with
@@ -308,10 +310,10 @@ def pad_inputs(inputs, *, padding, max_length: int | None, pad_to_multiple_of: i
 
 def _columns(inputs) -> tuple[dict[str, list], bool]:
     """Key -> list of rows (plain ints), and whether the input was one unbatched row."""
-    if isinstance(inputs, list | tuple) and inputs and isinstance(inputs[0], dict):
+    if isinstance(inputs, list | tuple) and inputs and isinstance(inputs[0], Mapping):
         keys = list(inputs[0])
         return {k: [_plain(row[k]) for row in inputs] for k in keys}, False
-    if not isinstance(inputs, dict):
+    if not isinstance(inputs, Mapping):  # a dict, or transformers' BatchEncoding (UserDict)
         raise TypeError(f"tok.pad takes a dict of model inputs or a list of such dicts, "
                         f"got {type(inputs).__name__}")
     columns = {k: _plain(v) for k, v in inputs.items()}
