@@ -12,9 +12,10 @@
  * valid entry, and the first valid entry popped is the best pair: the same rule as
  * MergeState's heap, hence the same merges. Pairs below `level` (most pairs of a large
  * corpus are rare and never merged) stay out of the heap until it runs dry; then the
- * level drops so that some LEVEL_BATCH more pairs come in. No merge makes a pair
- * replacing more than the merged pair did, so the best pair is never below the level
- * while the heap holds a valid entry.
+ * level drops so that some LEVEL_BATCH more pairs come in. A pair whose counts change is
+ * pushed if it reaches the level, so every pair at or above it has a valid entry, and
+ * a pair below it replaces fewer occurrences than any valid entry: the first valid
+ * entry is still the best pair.
  */
 #include "wp_merge.h"
 
