@@ -68,7 +68,9 @@ class TextStream:
                 yield _decoded(item, f"{self.name} item {index}")
             else:
                 for position, text in enumerate(_batch_items(item, self.name, index)):
-                    yield _batch_text(text, f"{self.name} item {index}, text {position}")
+                    # the position is spelled out only for an error: batches can be long
+                    yield text if type(text) is str else _batch_text(
+                        text, f"{self.name} item {index}, text {position}")
 
 
 def is_batch(item) -> bool:
