@@ -50,7 +50,11 @@ def bert_uncased(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def lines():
-    return sample_lines("english", 16, seed=11) + sample_lines("portuguese", 8, seed=11)
+    """Real lines, interleaved so that every slice mixes English, Portuguese, Chinese and
+    the UDHR's many scripts."""
+    groups = [sample_lines(corpus, 8, seed=11)
+              for corpus in ("english", "portuguese", "chinese", "udhr")]
+    return [line for four in zip(*groups, strict=True) for line in four]
 
 
 def _long_text(n_lines: int = 120) -> str:
