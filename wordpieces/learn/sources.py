@@ -207,12 +207,38 @@ def _files_under(directory: str) -> list[str]:
 
 
 def _resolve_url(url: str) -> list[str]:
+    """Expand a URL as a local path is: a glob, a folder (every non-hidden file), a file."""
     fsspec = fsspec_module(url)
     fs, _, paths = fsspec.get_fs_token_paths(url)
-    if not paths:
-        raise FileNotFoundError(f"{url}: no file matches this URL")
     protocol = fs.protocol[0] if isinstance(fs.protocol, (tuple, list)) else fs.protocol
-    return sorted(p if "://" in p else f"{protocol}://{p}" for p in paths)
+    found: list[str] = []
+    if glob.has_magic(url):  # hidden names are matched by a pattern only when it says so
+        root = _glob_root(url.split("://", 1)[1])
+        paths = [p for p in paths if not _hidden_below(p, root)]
+    for path in paths:
+        if fs.isdir(path):
+            found.extend(p for p in fs.find(path) if not _hidden_below(p, path))
+        elif fs.isfile(path):
+            found.append(path)
+    if not found:
+        what = "no file matches this URL" if glob.has_magic(url) else (
+            "the folder holds no file" if paths and fs.isdir(paths[0])
+            else "no such file or directory")
+        raise FileNotFoundError(f"{url}: {what}")
+    return sorted(p if "://" in p else f"{protocol}://{p}" for p in found)
+
+
+def _glob_root(pattern: str) -> str:
+    """The folders of ``pattern`` before its first wildcard (``b/d`` of ``b/d/**/*.txt``)."""
+    parts = pattern.split("/")
+    fixed = next(i for i, part in enumerate(parts) if glob.has_magic(part))
+    return "/".join(parts[:fixed])
+
+
+def _hidden_below(path: str, root: str) -> bool:
+    """Tell whether a part of ``path`` below ``root`` starts with a dot (skipped, as locally)."""
+    relative = path[len(root.rstrip("/")):].strip("/")
+    return any(part.startswith(".") for part in relative.split("/"))
 
 
 def file_blocks(path: str, blocksize: int) -> list[Block]:

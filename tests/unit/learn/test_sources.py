@@ -6,6 +6,7 @@ reader itself, in tests/unit/formats/test_lines.py.
 
 import gzip
 import io
+import re
 import sys
 from pathlib import Path
 
@@ -221,3 +222,30 @@ def test_a_dask_cluster_reads_every_source_kind_alike(kind, tmp_path, monkeypatc
     pytest.importorskip("distributed")
     source = _source(kind, tmp_path, monkeypatch)
     assert dict(count_words(source, engine="dask", num_proc=1)) == EXPECTED_COUNTS
+
+
+def test_a_url_expands_as_a_local_path_does(tmp_path):
+    """A folder URL gives its non-hidden files, a glob URL skips hidden names it does not
+    spell out, as local paths do; the same files in the same order."""
+    pytest.importorskip("fsspec")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / ".hidden").mkdir()
+    for name in ("x.txt", "sub/y.txt", ".hidden/z.txt", ".dot.txt"):
+        (tmp_path / name).write_text("a\n", encoding="utf-8")
+    url = tmp_path.as_uri()
+    local = resolve_paths([str(tmp_path)])
+    assert resolve_paths([url]) == [Path(p).as_uri() for p in local]
+    assert resolve_paths([url + "/**/*.txt"]) == [Path(p).as_uri() for p in local]
+    assert resolve_paths([url + "/.hidden/*.txt"]) == [(tmp_path / ".hidden/z.txt").as_uri()]
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("nope.txt", "no such file or directory"), ("nope*.txt", "no file matches this URL"),
+    ("empty", "the folder holds no file")])
+def test_a_url_that_finds_nothing_is_named(tmp_path, name, message):
+    """A URL naming no file says which URL and why."""
+    pytest.importorskip("fsspec")
+    (tmp_path / "empty").mkdir()
+    url = tmp_path.as_uri() + "/" + name
+    with pytest.raises(FileNotFoundError, match=f"^{re.escape(url)}: {message}$"):
+        resolve_paths([url])
