@@ -11,6 +11,8 @@ are in ``test_transformers_files.py``.
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.hf_reference import sample_lines
 from tests.shared_data import shared_path
@@ -372,3 +374,42 @@ def test_pad_takes_transformers_batch_encoding(minilm, lines):
         encoded = theirs(lines[:4])
         expected = as_plain(theirs.pad(encoded))
     assert as_plain(ours.pad(encoded)) == expected
+
+
+# ---------------------------------------------------------------- random input (hypothesis)
+
+_word = st.one_of(st.sampled_from(["Hello", "world!", "[MASK]", "naïve", "東京", "don't",
+                                   "x" * 120, "", " ", "ΣΑΣ", "\u200b", "tok en"]),
+                  st.text(max_size=6))
+_word_lists = st.lists(_word, max_size=8)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(first=_word_lists, second=st.one_of(st.none(), _word_lists.filter(bool)))
+def test_random_word_lists(minilm, first, second):
+    """Any word lists (empty words, spaces inside, added tokens, long words) as transformers.
+
+    (An empty pair list is left out: transformers drops it as if no pair were given.)
+    """
+    ours, theirs = minilm
+    args = (first,) if second is None else (first, second)
+    _same(ours, theirs, *args, is_split_into_words=True, return_offsets_mapping=True,
+          return_special_tokens_mask=True)
+
+
+_rows = st.lists(st.lists(st.integers(0, 30521), max_size=12), min_size=1, max_size=5)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(rows=_rows, multiple=st.sampled_from([None, 1, 3, 8]),
+       side=st.sampled_from(["right", "left"]))
+def test_random_rows_pad(minilm, rows, multiple, side):
+    """tok.pad on any rows of ids, with any multiple and side, as transformers' tok.pad."""
+    ours, theirs = minilm
+    inputs = {"input_ids": rows, "token_type_ids": [[1] * len(r) for r in rows]}
+    options = dict(pad_to_multiple_of=multiple, padding_side=side)
+    with quiet():
+        expected = as_plain(theirs.pad({k: list(v) for k, v in inputs.items()}, **options))
+    assert as_plain(ours.pad(inputs, **options)) == expected
