@@ -128,6 +128,7 @@ class Scoreboard:
         self.versions = versions  # version name -> its complete files
         self.outcomes: collections.Counter[str] = collections.Counter()
         self.mixes: list[str] = []
+        self.left_behind = 0  # most temporaries seen at once after a kill
 
     def record(self, read: Callable[[], object], on_disk: dict[str, bytes],
                error_type: type[Exception]) -> str:

@@ -269,12 +269,12 @@ class FileSet:
         for name, entry in entries.items():
             if replaced[name] is not None and replaced[name][1] != entry:
                 entry["replaces"] = replaced[name][1]
-        # Files only the previous save had go first: cut off after this, the old
-        # manifest misses them (an error), never a complete-looking new set beside them.
-        self._remove_dropped(_previous_files(self.directory, self.manifest), entries)
-        listing = self._open(self.manifest, binary=False)
+        listing = self._open(self.manifest, binary=False)  # a full disk fails here, early
         listing.write(manifest_text(self.kind, entries))
         _seal(listing)
+        # Files only the previous save had go next: cut off after this, the old manifest
+        # misses them (an error), never a complete-looking new set beside them.
+        self._remove_dropped(_previous_files(self.directory, self.manifest), entries)
         _rename(self._temporaries[self.manifest][0], self._final(self.manifest),
                 self.manifest)
         del self._temporaries[self.manifest]
