@@ -274,7 +274,7 @@ def hf_differences(flavor: str, normalizer, model) -> list[str]:
         return []
     lowercase = getattr(normalizer, "lowercase", False)
     notes = [f"flavor {flavor!r}: Hugging Face applies its own Unicode tables (which "
-             f"characters are controls, whitespace, punctuation, accents)",
+             f"characters are controls, whitespace, punctuation, accents, CJK)",
              "literal special tokens in the text ('[MASK]') are split like words here; "
              "Hugging Face keeps them whole"]
     if flavor == "bert" and lowercase:
