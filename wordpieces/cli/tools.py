@@ -15,6 +15,7 @@ import itertools
 import json
 import os
 import sys
+import warnings
 
 from ..errors import require
 from ..formats.lines import LineReader
@@ -251,7 +252,9 @@ def run_export(args: argparse.Namespace) -> int:
     with naming_output(args.output):
         if args.format == "hf":
             notes = _hf_notes(artifact)
-            artifact.save(args.output)
+            with warnings.catch_warnings():  # the same differences, printed below
+                warnings.simplefilter("ignore", UserWarning)
+                artifact.save(args.output)
         else:
             from ..formats.export_tf import export_tensorflow
             notes = export_tensorflow(artifact, args.output, warn=False)
@@ -280,11 +283,8 @@ def _hf_notes(artifact) -> list[str]:
     from ..formats.bundle import Bundle
 
     members = artifact.items() if isinstance(artifact, Bundle) else [("", artifact)]
-    notes = []
+    notes: list[str] = []
     for name, tok in members:
-        if tok.flavor != "huggingface":
-            where = f"{name}: " if name else ""
-            notes.append(f"{where}flavor {tok.flavor!r}: Hugging Face tokenizers applies its "
-                         f"own rules to tokenizer.json, so ids can differ on rare characters "
-                         f"and very long words (see docs/cli.md)")
+        where = f"{name}: " if name else ""
+        notes.extend(where + note for note in tok.hf_differences())  # the one list, as save()
     return notes
