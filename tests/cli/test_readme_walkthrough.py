@@ -4,15 +4,14 @@ The ``console`` block under "## The command line" is read from README.md: each `
 line (with its ``\\`` continuations) is a command, the lines after it its expected
 output, where a line ``...`` stands for any lines left out. The commands run one after
 another with bash in an empty temporary folder whose ``../shared`` is a link to the real
-shared data (read in place), as on a fresh clone; the TensorFlow export is skipped when
-TensorFlow Text is not installed (``scripts/test-tensorflow`` has it).
+shared data (read in place), as on a fresh clone. The TensorFlow export runs in its own
+test, marked ``tensorflow`` (``scripts/test-tensorflow`` has TensorFlow Text).
 
 Not handled here: the other console blocks (the playground's are run by test_serve.py).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -26,7 +25,6 @@ from tests.shared_data import shared_path
 README = Path(__file__).resolve().parents[2] / "README.md"
 SECTION = "## The command line"
 ELLIPSIS = "..."
-HAVE_TF = importlib.util.find_spec("tensorflow_text") is not None
 
 
 @dataclass
@@ -82,22 +80,15 @@ def test_walkthrough_parser_reads_commands_continuations_and_outputs():
     assert not matches(["out"], ["out", "more"])
 
 
-@pytest.mark.slow
-@pytest.mark.shared_data
-def test_readme_walkthrough_runs_as_written(tmp_path):
-    """Every command of the walk-through exits 0 and prints what the README shows."""
-    shared = shared_path()
-    (tmp_path / "shared").symlink_to(shared, target_is_directory=True)
+def run_steps(steps: list[Step], tmp_path: Path) -> None:
+    """Run ``steps`` in order in an empty folder beside ``shared``; check each as shown."""
+    (tmp_path / "shared").symlink_to(shared_path(), target_is_directory=True)
     clone = tmp_path / "clone"
     clone.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "WORDPIECES_SHARED"}
     env.update(NO_COLOR="1", PATH=os.path.dirname(sys.executable) + os.pathsep
                + env.get("PATH", ""))
-    steps = walkthrough(README.read_text(encoding="utf-8"))
-    assert len(steps) >= 10, "the walk-through was not found in README.md"
     for step in steps:
-        if step.needs_tensorflow and not HAVE_TF:
-            continue
         proc = subprocess.run(["bash", "-o", "pipefail", "-c", step.command], cwd=clone,
                               env=env, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, f"$ {step.command}\n{proc.stderr}"
@@ -105,3 +96,26 @@ def test_readme_walkthrough_runs_as_written(tmp_path):
         assert matches(step.output, actual), (
             f"$ {step.command}\nREADME shows:\n" + "\n".join(step.output)
             + "\ngot:\n" + "\n".join(actual))
+
+
+def readme_steps() -> list[Step]:
+    steps = walkthrough(README.read_text(encoding="utf-8"))
+    assert len(steps) >= 10, "the walk-through was not found in README.md"
+    return steps
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_readme_walkthrough_runs_as_written(tmp_path):
+    """Every command of the walk-through but the TensorFlow export exits 0 and prints
+    what the README shows."""
+    run_steps([s for s in readme_steps() if not s.needs_tensorflow], tmp_path)
+
+
+@pytest.mark.tensorflow
+@pytest.mark.shared_data
+def test_readme_tensorflow_export_runs_as_written(tmp_path):
+    """The walk-through's TensorFlow export runs as written in a fresh folder (no out/ yet)."""
+    steps = [s for s in readme_steps() if s.needs_tensorflow]
+    assert steps, "the walk-through has no TensorFlow step any more"
+    run_steps(steps, tmp_path)
