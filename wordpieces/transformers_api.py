@@ -4,13 +4,15 @@ What a user of ``transformers``' ``PreTrainedTokenizerFast`` reaches for beside 
 the tokenizer: ``model_max_length``, ``padding_side``, ``truncation_side``, the
 special-token attributes (``pad_token``, ``pad_token_id``, ``cls_token`` …,
 ``all_special_tokens``, ``all_special_ids``), ``batch_decode``,
-``convert_ids_to_tokens``, ``convert_tokens_to_ids``, ``pad`` and
-``from_pretrained``/``save_pretrained``. The settings live in a ``TransformersConfig``
-(``formats.transformers_config``), saved as ``tokenizer_config.json``.
+``convert_ids_to_tokens``, ``convert_tokens_to_ids``, ``convert_tokens_to_string``,
+``pad``, ``len(tok)`` and ``from_pretrained``/``save_pretrained``. The settings live in a
+``TransformersConfig`` (``formats.transformers_config``), saved as
+``tokenizer_config.json``. Also here: what a save tells HF users (``hf_differences``, the
+warning) and what ``==`` compares (``identity_text``).
 
-``TransformersMixin`` relies on the host class for ``token_to_id``, ``id_to_token``,
-``decode``, ``model``, ``padding_params``, ``truncation_params``, ``save`` and the
-attribute ``_transformers`` (its ``TransformersConfig``).
+``TransformersMixin`` relies on the host class for what its ``TYPE_CHECKING`` block
+declares (``token_to_id``, ``decode``, ``model``, ``padding_params`` …) and the attribute
+``_transformers`` (its ``TransformersConfig``).
 
 Not handled here: the call itself (``encoding.batch_encoding``), the padding of
 encodings (``encoding.finishing``), reading files (``formats``).
