@@ -208,7 +208,7 @@ class Tokenizer(TransformersMixin):
         """Equal when the configuration and vocabulary are (not where they were read from)."""
         if not isinstance(other, Tokenizer):
             return NotImplemented
-        return self.identity_text() == other.identity_text()
+        return self is other or self.identity_text() == other.identity_text()
 
     def __hash__(self) -> int:
         """A hash of the configuration and vocabulary: do not change a tokenizer used as key."""
