@@ -251,9 +251,9 @@ class _ZipReader:
         return b"".join(parts)
 
     def _too_large(self, name: str, what: str):
-        raise FormatError(f"{self.path}: {name}: {what}, over the bundle cap of "
-                          f"{MAX_BUNDLE_BYTES:,} inflated bytes (MAX_BUNDLE_BYTES) with "
-                          f"the members before it; refusing the bundle")
+        raise FormatError(f"{self.path}: {name}: {what}: over the bundle cap of "
+                          f"{MAX_BUNDLE_BYTES:,} inflated bytes in all (MAX_BUNDLE_BYTES; "
+                          f"{self.left:,} were left for it); refusing the bundle")
 
 
 def _load_zip(zf: zipfile.ZipFile, path: str) -> Bundle:
