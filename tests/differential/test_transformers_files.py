@@ -228,3 +228,17 @@ def test_readme_example_gives_the_same_with_both_libraries(tmp_path, monkeypatch
     for code, comment in claims:
         expected = eval(comment.strip().removesuffix(", both"), {"torch": torch})
         assert eval(code, namespace) == expected, code
+
+
+def test_saved_tutorial_style_tokenizer_loads_in_transformers(tmp_path, lines):
+    """A [START] $A [END] template and a learned vocabulary (the TF tutorial's shape), saved:
+    AutoTokenizer gives the same calls; roles it has no token for stay None on both sides."""
+    from wordpieces.learn.training import train
+
+    ours = train(iter(lines * 3), vocab_size=2000, reserved_tokens=["[PAD]", "[UNK]", "[START]",
+                                                             "[END]"], flavor="huggingface")
+    assert ours(["a"])["input_ids"][0][0] == ours.token_to_id("[START]")
+    theirs = _auto(_saved(ours, tmp_path / "saved"))
+    assert (theirs.cls_token, theirs.pad_token) == (ours.cls_token, ours.pad_token) == (None,
+                                                                                       "[PAD]")
+    _assert_same_calls(ours, theirs, lines)
