@@ -357,3 +357,23 @@ def test_killed_single_file_outputs_leave_no_temporary_after_the_next_run(tmp_pa
         kill_at_random(command, seconds, rng)
     run(command)
     assert leftovers(tmp_path) == []
+
+
+def test_train_killed_right_after_tokenizer_json_is_a_clear_error(tmp_path):
+    """The issue's case: 'train -o tok' over an earlier tokenizer of another flavor and
+    size, killed right after tokenizer.json is renamed: refused, never loaded as a mix."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(f"word{i % 700} other{i % 300} tail\n" for i in range(5000)))
+
+    def train(size: int, flavor: str) -> list[str]:
+        return cli("train", str(corpus), "--vocab-size", str(size), "--flavor", flavor,
+                   "--algorithm", "bottom-up", "--quiet", "-o", str(tmp_path / "tok"))
+
+    run(train(400, "huggingface"))
+    old = load(tmp_path / "tok").vocab_size
+    # renames in order: the manifest, special_tokens_map.json, tokenizer.json, ...
+    assert kill_after_renames(train(900, "bert"), 3)
+    with pytest.raises(FormatError, match=r"tok: .* does not match wordpieces-manifest"):
+        load(tmp_path / "tok")
+    run(train(900, "bert"))
+    assert load(tmp_path / "tok").vocab_size != old and leftovers(tmp_path) == []
