@@ -33,6 +33,7 @@ import hashlib
 import lzma
 import os
 import re
+import struct
 import zipfile
 import zlib
 
@@ -163,10 +164,14 @@ def load_bundle(path: str | os.PathLike) -> Bundle:
     if os.path.isdir(path):
         return _load_directory(path)
     try:
-        with zipfile.ZipFile(path) as zf:
-            return _load_zip(zf, path)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile) as e:
-        raise FormatError(f"{path}: not a readable zip file ({e})") from None
+        zf = zipfile.ZipFile(path)
+    except (FileNotFoundError, PermissionError):
+        raise
+    except _UNOPENABLE as e:  # e.g. a name not UTF-8 under the UTF-8 flag (fuzz/ bundle)
+        raise FormatError(f"{path}: not a readable zip file ({type(e).__name__}: {e})") \
+            from None
+    with zf:
+        return _load_zip(zf, path)
 
 
 def _load_directory(path: str) -> Bundle:
@@ -215,6 +220,12 @@ def _member(data: bytes, source: str, extras_data: bytes | None,
 # bzip2 or lzma stream, a truncated member, encryption, an unknown compression method.
 _UNREADABLE = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError,
                NotImplementedError, RuntimeError)
+
+
+# What zipfile raises on a corrupt directory: bad signatures, names that do not decode,
+# offsets past the end, sizes that overflow.
+_UNOPENABLE = (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError,
+               OverflowError, struct.error)
 
 
 class _ZipReader:
