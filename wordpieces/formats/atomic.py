@@ -71,6 +71,7 @@ __all__ = ["AtomicFile", "FileSet", "atomic_directory", "atomic_write_bytes",
            "fsync_directory", "naming", "read_file_set"]
 
 PAUSE_ENV = "WORDPIECES_TEST_PAUSE_AFTER_RENAME"
+LOCK_WAIT_SECONDS = 60.0  # longest wait for another writer's commit (or a reader)
 
 
 # ---------------------------------------------------------------- one file
@@ -387,7 +388,10 @@ def read_file_set(directory: str | os.PathLike, *, manifest: str = MANIFEST,
 def directory_lock(directory: str, *, exclusive: bool) -> Iterator[None]:
     """Hold ``flock`` on ``directory`` (shared for readers, exclusive for a commit).
 
-    Best effort: where the system or the file system has no ``flock``, no lock is taken.
+    Best effort: where the system or the file system has no ``flock``, no lock is taken;
+    a lock still held after ``LOCK_WAIT_SECONDS`` (a writer stopped with Ctrl-Z inside
+    its commit) is given up on, so nothing waits forever: the manifest check still
+    reports a mix.
     """
     try:
         import fcntl
@@ -400,11 +404,25 @@ def directory_lock(directory: str, *, exclusive: bool) -> Iterator[None]:
         yield
         return
     try:
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        _wait_for_lock(fcntl, fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def _wait_for_lock(fcntl, fd: int, kind: int) -> None:
+    """Take lock ``kind`` on ``fd``, polling, for at most ``LOCK_WAIT_SECONDS``."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, kind | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+        except OSError:  # no flock on this file system
+            return
 
 
 # ---------------------------------------------------------------- a whole directory

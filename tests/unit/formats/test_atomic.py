@@ -525,3 +525,20 @@ def test_failed_first_save_leaves_no_empty_folder(tmp_path, monkeypatch):
             FileSet(tmp_path / "tok", kind="tokenizer") as files:
         files.write("a.txt", "a")
     assert os.listdir(tmp_path) == []
+
+
+@posix_only
+def test_a_lock_held_forever_is_given_up_on(tmp_path, monkeypatch):
+    """A writer stopped inside its commit (Ctrl-Z) holds the lock: readers go on after
+    LOCK_WAIT_SECONDS instead of hanging, and still check the manifest."""
+    import fcntl
+
+    with FileSet(tmp_path / "tok", kind="tokenizer") as files:
+        files.write("a.txt", "a")
+    monkeypatch.setattr(atomic, "LOCK_WAIT_SECONDS", 0.05)
+    stuck = os.open(tmp_path / "tok", os.O_RDONLY)
+    try:
+        fcntl.flock(stuck, fcntl.LOCK_EX)
+        assert read_file_set(tmp_path / "tok", keep=["a.txt"]) == {"a.txt": b"a"}
+    finally:
+        os.close(stuck)
