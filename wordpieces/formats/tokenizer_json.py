@@ -24,12 +24,13 @@ import os
 from typing import Any
 
 from ..encoding.padding import PaddingParams, TruncationParams
-from ..errors import FormatError
+from ..errors import MAX_PADDED_LENGTH, FormatError
 from ..flavors.rules import FLAVORS
 from ..pipeline import models, normalizers, pre_tokenizers
 from ..pipeline.added_tokens import AddedToken
 from ..pipeline.decoders import Decoder
 from ..pipeline.processors import PostProcessor
+from ..vocab import vocab_txt_text
 from .atomic import FileSet, atomic_write_text, read_file_set
 from .stage_json import (
     decoder_from,
@@ -38,6 +39,7 @@ from .stage_json import (
     normalizer_from,
     pre_tokenizer_from,
     processor_from,
+    processor_id_nodes,
 )
 from .strict_json import Node, parse_json
 from .transformers_config import (
@@ -131,7 +133,7 @@ def tokenizer_files(parts: TokenizerParts) -> dict[str, str]:
     them: tokenizer_config.json and special_tokens_map.json.
     """
     return {TOKENIZER_JSON: parts_to_str(parts, pretty=True),
-            VOCAB_TXT: "".join(t + "\n" for t in parts.model.vocab.tokens),
+            VOCAB_TXT: vocab_txt_text(parts.model.vocab.tokens),  # refuses unwritable tokens
             WORDPIECES_JSON: dumps(extras_dict(parts), True),
             **parts_config_files(parts)}
 
@@ -203,11 +205,14 @@ def parts_from_dict(root: Node, *, extras: Node | None = None,
     model = model_from(root.child("model"), settings, vocab_tokens)
     added = added_tokens_from(root.child("added_tokens", default=[]), model.vocab_size)
     reserved = settings["reserved_tokens"]
+    processor_node = root.child("post_processor", default=None)
+    processor = processor_from(processor_node)
+    check_processor_ids(processor_node, model.vocab_size, added)
     return TokenizerParts(
         model,
         normalizer=normalizer_from(root.child("normalizer", default=None), flavor),
         pre_tokenizer=pre_tokenizer_from(root.child("pre_tokenizer", default=None), flavor),
-        post_processor=processor_from(root.child("post_processor", default=None)),
+        post_processor=processor,
         decoder=decoder_from(root.child("decoder", default=None)),
         added_tokens=tuple(added),
         reserved_tokens=None if reserved is None else tuple(reserved), flavor=flavor,
@@ -264,6 +269,22 @@ def parts_from_file(path: str | os.PathLike) -> TokenizerParts:
 # ---------------------------------------------------------------- components
 
 
+def check_processor_ids(node: Node, vocab_size: int, added: list[AddedToken]) -> None:
+    """Refuse a post-processor special-token id that is no token of this tokenizer.
+
+    Such an id would be added to every encoding and fail only later, far from the file
+    (no token to show for it, no room in an int32 array).
+    """
+    if node.value is None:
+        return
+    added_ids = {token.id for token in added}
+    for id_node in processor_id_nodes(node):  # every processor kind: stage_json knows them
+        if not (id_node.value < vocab_size or id_node.value in added_ids):
+            id_node.fail(f"special-token id {id_node.value} is not a token of this tokenizer "
+                         f"(the vocabulary has ids 0..{vocab_size - 1}, and there are "
+                         f"{len(added_ids)} added tokens)")
+
+
 def added_tokens_from(node: Node, vocab_size: int) -> list[AddedToken]:
     """Read the ``added_tokens`` array (ids must stay near the vocabulary: no huge gaps)."""
     out = []
@@ -289,13 +310,16 @@ _DIRECTIONS = {"Right": "right", "Left": "left"}
 def truncation_from(node: Node) -> TruncationParams | None:
     if node.value is None:
         return None
-    return TruncationParams(node.get("max_length", "a non-negative integer"),
-                            node.get("stride", "a non-negative integer", default=0),
-                            node.choice("strategy", _STRATEGIES, default="longest_first"),
-                            node.choice("direction", _DIRECTIONS, default="right"))
+    try:  # sizes are capped where they enter (errors.check_size): name the file
+        return TruncationParams(node.get("max_length", "a non-negative integer"),
+                                node.get("stride", "a non-negative integer", default=0),
+                                node.choice("strategy", _STRATEGIES, default="longest_first"),
+                                node.choice("direction", _DIRECTIONS, default="right"))
+    except ValueError as e:
+        node.fail(str(e))
 
 
-MAX_PAD_LENGTH = 1 << 24  # far above any model's context; stops absurd allocations
+MAX_PAD_LENGTH = MAX_PADDED_LENGTH  # far above any model's context; stops absurd allocations
 
 
 def padding_from(node: Node) -> PaddingParams | None:
@@ -310,11 +334,13 @@ def padding_from(node: Node) -> PaddingParams | None:
         if length > MAX_PAD_LENGTH:
             strategy.fail(f"padding length {length} is larger than {MAX_PAD_LENGTH}",
                           strategy.path + ".Fixed")
+    multiple = node.get("pad_to_multiple_of", "a non-negative integer", default=None,
+                        nullable=True)
+    if multiple is not None and multiple > MAX_PAD_LENGTH:
+        node.fail(f"pad_to_multiple_of {multiple} is larger than {MAX_PAD_LENGTH}",
+                  node.path + ".pad_to_multiple_of")
     return PaddingParams(direction=node.choice("direction", _DIRECTIONS, default="right"),
                          pad_id=node.get("pad_id", "a non-negative integer", default=0),
                          pad_type_id=node.get("pad_type_id", "a non-negative integer", default=0),
                          pad_token=node.get("pad_token", "a string", default="[PAD]"),
-                         length=length,
-                         pad_to_multiple_of=node.get("pad_to_multiple_of",
-                                                     "a non-negative integer", default=None,
-                                                     nullable=True))
+                         length=length, pad_to_multiple_of=multiple)
