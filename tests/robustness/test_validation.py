@@ -198,3 +198,11 @@ def test_check_size_names_field_and_value(value, message):
     """One checker, one wording; a 5000-digit value is not echoed whole."""
     with pytest.raises(ValueError, match=f"^width {message}$"):
         check_size(value, field="width", cap=10)
+
+
+def test_too_many_counting_processes_are_refused_with_the_same_rule():
+    """num_proc goes through the same checker and cap as num_threads."""
+    from wordpieces.learn.counting import count_words
+
+    with pytest.raises(ValueError, match=rf"num_proc must be at most {MAX_THREADS}"):
+        count_words(iter(["a b"]), num_proc=MAX_THREADS + 1)
