@@ -87,7 +87,7 @@ class NpySink:
         check_output_parent(path)
         dtype = "uint16" if vocab_size <= 1 << 16 else "uint32"
         folder = os.path.dirname(os.path.abspath(path))
-        self.files = FileSet(folder, kind="npy-pair",
+        self.files = FileSet(folder, kind="npy-pair", shared_folder=True,
                              manifest=os.path.basename(manifest_path(path)))
         try:
             self.ids = NpyWriter(self.files.open(os.path.basename(path)), dtype)

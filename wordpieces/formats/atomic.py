@@ -166,7 +166,9 @@ class FileSet:
     ``open(name)`` gives a file to write (``name`` may hold ``/`` for a subfolder);
     ``commit`` puts them all in place behind a manifest (``kind`` says what the set is:
     ``tokenizer``, ``bundle``, ``npy-pair``), ``discard`` drops them. As a context
-    manager it commits when the block ends without an error.
+    manager it commits when the block ends without an error. ``shared_folder``: the
+    files go into a folder that holds much else (an ``.npy`` pair's), so dead writers'
+    leftovers are looked for there only, not in its subfolders too.
 
     >>> import os, tempfile
     >>> folder = os.path.join(tempfile.mkdtemp(), "tok")
@@ -178,7 +180,8 @@ class FileSet:
     {'b.txt': b'two\\n'}
     """
 
-    def __init__(self, directory: str | os.PathLike, *, kind: str, manifest: str = MANIFEST):
+    def __init__(self, directory: str | os.PathLike, *, kind: str, manifest: str = MANIFEST,
+                 shared_folder: bool = False):
         self.target = os.fspath(directory)
         if not self.target:
             raise ValueError("the output path is empty: name a directory")
@@ -192,7 +195,8 @@ class FileSet:
         except OSError as e:
             raise naming(e, self.target) from None
         self._folder("")
-        self._clean_subfolders()
+        if not shared_folder:  # a folder of its own (not the one an .npy pair goes to)
+            self._clean_subfolders()
 
     def _clean_subfolders(self) -> None:
         """Clear dead writers' leftovers one level down too (a bundle's member folders).

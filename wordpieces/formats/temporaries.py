@@ -106,6 +106,7 @@ def remove_stale_temporaries(directory: str) -> list[str]:
 
 
 def remove_any(path: str) -> None:
+    """Remove a file, a link, or a directory tree."""
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path)
     else:
@@ -131,8 +132,14 @@ def create_temporary(directory: str, base: str, mode: int) -> tuple[int, str]:
 
 
 def naming(error: OSError, target: str) -> OSError:
-    """``error`` told about ``target`` (the file the user asked for), not a temporary."""
+    """``error`` told about ``target`` (the file the user asked for), not a temporary.
+
+    An error about another file (an input read inside the block) keeps its own name.
+    """
     if error.errno is None or error.filename == target:
+        return error
+    if error.filename is not None and not TEMPORARY_NAME.match(
+            os.path.basename(os.fsdecode(error.filename))):
         return error
     return OSError(error.errno, error.strerror or os.strerror(error.errno), target)
 
@@ -152,6 +159,7 @@ class _TargetFileIO(io.FileIO):
 
 
 def open_stream(fd: int, target: str, binary: bool) -> IO:
+    """A buffered binary (or UTF-8 text, no newline translation) stream over ``fd``."""
     raw = _TargetFileIO(fd, target)
     buffered = io.BufferedWriter(raw)
     if binary:
@@ -192,6 +200,7 @@ def directory_mode(path: str) -> int:
 
 
 def set_mode(fd: int, path: str, mode: int) -> None:
+    """Give the open file ``fd`` (at ``path``) the permission bits ``mode``."""
     if hasattr(os, "fchmod"):
         os.fchmod(fd, mode)
     else:  # Windows before Python 3.13: only the read-only bit exists anyway
@@ -199,6 +208,7 @@ def set_mode(fd: int, path: str, mode: int) -> None:
 
 
 def remove_file(path: str) -> None:
+    """Remove ``path`` if it is there."""
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
 

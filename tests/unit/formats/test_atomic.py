@@ -542,3 +542,12 @@ def test_a_lock_held_forever_is_given_up_on(tmp_path, monkeypatch):
         assert read_file_set(tmp_path / "tok", keep=["a.txt"]) == {"a.txt": b"a"}
     finally:
         os.close(stuck)
+
+
+def test_an_input_error_inside_a_save_keeps_its_own_name(tmp_path):
+    """An OSError about another file (an input) raised while saving is not renamed."""
+    with pytest.raises(FileNotFoundError) as caught, \
+            FileSet(tmp_path / "tok", kind="tokenizer") as files:
+        files.write("a.txt", "a")
+        open(tmp_path / "missing-input.txt")
+    assert caught.value.filename == str(tmp_path / "missing-input.txt")
