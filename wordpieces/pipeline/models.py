@@ -260,6 +260,13 @@ class WordPiece(VocabModel):
         tokens = self.vocab.tokens
         return [(tokens[i], i) for i, _, _ in self.pieces(word)]
 
+    def __repr__(self) -> str:
+        limit = (f"max_input_bytes_per_word={self.max_input_bytes_per_word}"
+                 if self.max_input_bytes_per_word is not None
+                 else f"max_input_chars_per_word={self.max_input_chars_per_word}")
+        return (f"WordPiece(vocab_size={self.vocab_size}, unk_token={self.unk_token!r}, "
+                f"continuing_subword_prefix={self._prefix!r}, {limit})")
+
 
 def _without_prefix(ids: dict[str, int], prefix: str) -> dict[str, int]:
     """The continuation pieces (``##ing``) keyed without their prefix (``ing``)."""
@@ -292,3 +299,6 @@ class WordLevel(VocabModel):
     def tokenize(self, word: str) -> list[tuple[str, int]]:
         i = self.vocab.ids.get(word, self.unk_id)
         return [(self.vocab.tokens[i], i)]
+
+    def __repr__(self) -> str:
+        return f"WordLevel(vocab_size={self.vocab_size}, unk_token={self.unk_token!r})"
