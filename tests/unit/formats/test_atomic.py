@@ -6,6 +6,7 @@ The same for the streaming writer (``AtomicFile``) and for whole directories
 
 import errno
 import hashlib
+import io
 import json
 import os
 import stat
@@ -14,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from wordpieces.errors import FormatError
 from wordpieces.formats import atomic, temporaries
@@ -551,3 +554,48 @@ def test_an_input_error_inside_a_save_keeps_its_own_name(tmp_path):
         files.write("a.txt", "a")
         open(tmp_path / "missing-input.txt")
     assert caught.value.filename == str(tmp_path / "missing-input.txt")
+
+
+class _Cut(Exception):
+    """Stands for a SIGKILL right after a rename (raised from the test hook's sleep)."""
+
+
+_contents = st.binary(max_size=40)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(old=st.dictionaries(st.sampled_from(["a", "b", "c", "d/e"]), _contents, min_size=1),
+       new=st.dictionaries(st.sampled_from(["a", "b", "c", "d/e"]), _contents, min_size=1),
+       cut=st.integers(min_value=1, max_value=6))
+def test_a_commit_cut_after_any_rename_reads_whole_or_as_an_error(tmp_path_factory,
+                                                                  monkeypatch, old, new, cut):
+    """Whatever the two versions and wherever the commit stops, a reader gets exactly the
+    old files, exactly the new ones, or a FormatError saying the folder mixes two saves."""
+    folder = tmp_path_factory.mktemp("set")
+    with FileSet(folder, kind="tokenizer") as files:
+        for name, data in old.items():
+            files.write(name, data)
+    renames = []
+
+    def kill_here(seconds):
+        renames.append(seconds)
+        if len(renames) == cut:
+            raise _Cut
+
+    with monkeypatch.context() as patch:
+        patch.setenv(atomic.PAUSE_ENV, "1")
+        patch.setattr(atomic.time, "sleep", kill_here)
+        patch.setattr(sys, "stderr", io.StringIO())
+        try:
+            with FileSet(folder, kind="tokenizer") as files:
+                for name, data in new.items():
+                    files.write(name, data)
+        except _Cut:
+            pass
+    try:
+        seen = read_file_set(folder, keep=set(old) | set(new))
+    except FormatError as e:
+        assert "mixes two saves" in str(e)
+        return
+    assert seen in (old, new)
