@@ -50,6 +50,7 @@ def test_saved_directory_reloads_equal_or_save_refuses(kind, monkeypatch, vocab,
             assert not target.exists() or not any(target.iterdir())
             return
         loaded = wp.load(target)
+        assert loaded == tok
         assert loaded.to_str() == tok.to_str()
         assert Tokenizer.from_vocab(str(target / "vocab.txt"), lowercase=False,
                                     flavor="huggingface").get_vocab() \
@@ -69,6 +70,7 @@ def test_tokenizer_json_alone_holds_every_token(kind, monkeypatch, vocab, batch)
         target = Path(scratch) / "tokenizer.json"
         tok.save(target)
         loaded = wp.load(target)
+    assert loaded == tok
     assert loaded.get_vocab() == tok.get_vocab()
     assert _encodings(loaded, batch) == _encodings(tok, batch)
 
@@ -76,7 +78,7 @@ def test_tokenizer_json_alone_holds_every_token(kind, monkeypatch, vocab, batch)
 @pytest.mark.parametrize("token", ["a\nb", "ab\r", "hello "], ids=repr)
 def test_save_of_an_unwritable_token_writes_nothing(tmp_path, token):
     """The refusal comes before the first file: no tokenizer.json beside no vocab.txt."""
-    tok = Tokenizer.from_vocab(["[UNK]", token, "z"])
+    tok = Tokenizer.from_vocab(["[UNK]", token, "z"], flavor="huggingface")
     with pytest.raises(VocabError, match=rf"cannot write token {re.escape(repr(token))} "
                                          r"\(id 1\)"):
         tok.save(tmp_path / "tok")
@@ -85,6 +87,6 @@ def test_save_of_an_unwritable_token_writes_nothing(tmp_path, token):
 
 def test_a_byte_order_mark_token_reloads_as_saved(tmp_path):
     """A leading U+FEFF was stripped on reload (BERT, HF and transformers keep it)."""
-    tok = Tokenizer.from_vocab(["\ufeffz", "[UNK]", "a"])
+    tok = Tokenizer.from_vocab(["\ufeffz", "[UNK]", "a"], flavor="huggingface")
     tok.save(tmp_path / "tok")
     assert Tokenizer.from_vocab(str(tmp_path / "tok" / "vocab.txt")).id_to_token(0) == "\ufeffz"
