@@ -37,8 +37,13 @@ So every live pair is bounded by an entry or a deferred bound; the top entry, on
 current and above every bound, is the best score, and everything within the tie window
 of it is settled the same way before the tie is broken.
 
+With ``score="count"`` the same loop runs in C when the optional extension is built
+(``native_merge``; ``MergeState`` here is its reference, ``WORDPIECES_BACKEND=python``
+forces it), and so does ``drop_unused``'s segmentation (``used_tokens`` is its reference).
+
 Not handled here: counting words (``counting``); the scores' formulas and order
-(``merge_scores``); tokenizing with the result (``pipeline.models.WordPiece``).
+(``merge_scores``); the C loop (``native_merge``, ``native/``); tokenizing with the result
+(``pipeline.models.WordPiece``).
 """
 
 from __future__ import annotations
