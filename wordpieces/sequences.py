@@ -154,29 +154,40 @@ class SequenceEncoder:
         for start, end, added_id in self.added.split(text):
             if added_id is not None:
                 acc.add_token(added_id, (start, end), text[start:end])
-            elif self.added.has_normalized:
-                acc.extend(self._normalized_segment(text[start:end]), start)
+            elif self.added.has_normalized or (start and self._position_matters):
+                acc.extend(self._normalized_segment(text, start, end), 0)
             else:
                 acc.extend(TokenAccumulator(*self.word_encoder.encode(text[start:end])), start)
         return acc
 
-    def _normalized_segment(self, text: str) -> TokenAccumulator:
-        """Encode text free of raw added tokens, finding the normalized added tokens."""
-        ns = (self.normalizer.normalize(text) if self.normalizer is not None
-              else NormalizedString.identity(text))
+    @property
+    def _position_matters(self) -> bool:
+        """Whether the pre-tokenizer treats the start of the text apart (``uses_position``)."""
+        return bool(getattr(self.pre_tokenizer, "uses_position", False))
+
+    def _normalized_segment(self, text: str, start: int, end: int) -> TokenAccumulator:
+        """Encode ``text[start:end]`` (free of raw added tokens), finding the normalized
+        added tokens; offsets are into ``text``, so pre-tokenizers see where it stands."""
+        part = text[start:end]
+        ns = (self.normalizer.normalize(part) if self.normalizer is not None
+              else NormalizedString.identity(part))
+        aligned = tuple((a + start, b + start) for a, b in ns.alignments)
         acc = TokenAccumulator()
-        for start, end, added_id in self.added.split_normalized(ns.normalized):
+        for s, e, added_id in self.added.split_normalized(ns.normalized):
             if added_id is not None:
-                acc.add_token(added_id, ns.span(start, end), ns.normalized[start:end])
+                acc.add_token(added_id, (aligned[s][0], aligned[e - 1][1]), ns.normalized[s:e])
             else:
-                sub = NormalizedString(text, ns.normalized[start:end], ns.alignments[start:end])
-                acc.extend(self._words_of(sub), 0)
+                sub = NormalizedString(text, ns.normalized[s:e], aligned[s:e])
+                acc.extend(self._words_of(sub, whole=start == 0 and s == 0), 0)
         return acc
 
-    def _words_of(self, ns: NormalizedString) -> TokenAccumulator:
-        """Pre-tokenize and tokenize an already normalized string (the general path)."""
+    def _words_of(self, ns: NormalizedString, whole: bool) -> TokenAccumulator:
+        """Pre-tokenize and tokenize an already normalized string (the general path).
+
+        ``whole``: ``ns`` starts the text (HF's Metaspace "first" prepends only there).
+        """
         acc = TokenAccumulator()
-        for index, word in enumerate(split_pieces(self.pre_tokenizer, ns)):
+        for index, word in enumerate(split_pieces(self.pre_tokenizer, ns, whole=whole)):
             for id_, a, b in self.model.pieces(word.normalized):
                 acc.ids.append(id_)
                 acc.offsets.append(word.span(a, b))

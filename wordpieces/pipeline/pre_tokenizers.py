@@ -111,6 +111,8 @@ class PreTokenizerBase:
         """Pre-tokenize raw text (as HF's ``pre_tokenize_str``)."""
         return self.pre_tokenize(NormalizedString.identity(text))
 
+    uses_position = False  # True: the start of the text is treated apart (split_pieces)
+
     def split_strings(self, ns: NormalizedString, *, whole: bool = True
                       ) -> list[NormalizedString]:
         """The words of ``ns`` as pieces aligned to the original (``split_pieces``)."""
@@ -128,7 +130,9 @@ def split_pieces(pre_tokenizer, ns: NormalizedString, *, whole: bool = True
     """The non-empty words of ``ns`` as ``NormalizedString`` pieces, for any pre-tokenizer.
 
     ``None`` gives the whole text as one word. ``whole`` says ``ns`` is a whole text,
-    not a piece of one (HF's ``Metaspace(prepend_scheme="first")`` looks at it).
+    not a piece of one (HF's ``Metaspace(prepend_scheme="first")`` looks at it: a
+    pre-tokenizer with ``uses_position`` true does; pieces of a text keep alignments
+    into the whole text, so it can tell one that starts the text).
     """
     if pre_tokenizer is None:
         return [ns] if ns.normalized else []
@@ -386,6 +390,7 @@ class Metaspace(PreTokenizerBase):
                              f"{', '.join(PREPEND_SCHEMES)}")
         self.replacement, self.prepend_scheme, self.split_words = (
             replacement, prepend_scheme, bool(split))
+        self.uses_position = prepend_scheme == "first"
 
     def split_strings(self, ns: NormalizedString, *, whole: bool = True
                       ) -> list[NormalizedString]:
@@ -430,6 +435,7 @@ class Sequence(PreTokenizerBase):
 
     def __init__(self, pretokenizers):
         self.pretokenizers = list(pretokenizers)
+        self.uses_position = any(getattr(p, "uses_position", False) for p in self.pretokenizers)
 
     def split_strings(self, ns: NormalizedString, *, whole: bool = True
                       ) -> list[NormalizedString]:

@@ -200,3 +200,25 @@ def test_one_character_results_match_hf_on_every_code_point(name):
     ours = NORMALIZERS[name][1].normalize_str(text).split("\n")
     assert len(ours) == len(theirs)
     assert [hex(cp) for cp, a, b in zip(cps, ours, theirs, strict=True) if a != b] == []
+
+
+@pytest.mark.parametrize("text", ["hello[MASK]world", "[MASK]world again", "a [MASK] b",
+                                  "x[MASK]", "  [MASK]y[MASK]z"])
+@pytest.mark.parametrize("normalized", [False, True])
+def test_metaspace_first_after_an_added_token_matches_hf(text, normalized):
+    """Only the text's first piece gets the "first" prefix, not one after an added token."""
+    doc = {"version": "1.0", "normalizer": {"type": "Lowercase"} if normalized else None,
+           "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581",
+                             "prepend_scheme": "first", "split": True},
+           "added_tokens": [{"id": 0, "content": "[MASK]", "single_word": False,
+                             "lstrip": False, "rstrip": False, "normalized": normalized,
+                             "special": True}],
+           "post_processor": None, "decoder": None, "truncation": None, "padding": None,
+           "model": {"type": "WordLevel", "unk_token": "[UNK]",
+                     "vocab": {"[MASK]": 0, "[UNK]": 1, "\u2581hello": 2, "world": 3,
+                               "\u2581world": 4, "\u2581a": 5, "\u2581b": 6, "y": 7,
+                               "\u2581y": 8}}}
+    ours, theirs = Tokenizer.from_str(json.dumps(doc)), hf.Tokenizer.from_str(json.dumps(doc))
+    mine, reference = ours.encode(text), theirs.encode(text)
+    assert (mine.tokens, mine.offsets, mine.word_ids) == (
+        reference.tokens, reference.offsets, reference.word_ids)
