@@ -136,7 +136,7 @@ class ReplaceDecoder(ChainDecoder):
     """
 
     def __init__(self, pattern: str, content: str, *, regex: bool = False):
-        self.matcher = Matcher(pattern, regex=regex)
+        self.matcher = Matcher(pattern, regex=regex, field="Replace decoder pattern")
         self.content = content
 
     def decode_chain(self, tokens: Iterable[str]) -> list[str]:

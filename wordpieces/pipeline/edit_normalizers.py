@@ -65,7 +65,7 @@ class Replace(NormalizerBase):
     """
 
     def __init__(self, pattern: str, content: str, *, regex: bool = False):
-        self.matcher = Matcher(pattern, regex=regex)
+        self.matcher = Matcher(pattern, regex=regex, field="Replace pattern")
         self.content = content
 
     def normalize_string(self, ns: NormalizedString) -> NormalizedString:

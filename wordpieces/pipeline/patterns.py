@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .char_tables import MAX_CODE_POINT, REGEX_CLASSES, char_set
+from .safe_regex import compile_pattern
 
 Ranges = list[tuple[int, int]]
 _SIMPLE_ESCAPES = {"t": 9, "n": 10, "r": 13, "f": 12, "v": 11, "a": 7, "e": 27}
@@ -267,14 +268,20 @@ Pieces = list[tuple[int, int, bool]]
 
 
 class Matcher:
-    """A compiled HF pattern: a literal string (``regex=False``) or a translated regex."""
+    """A compiled HF pattern: a literal string (``regex=False``) or a translated regex.
 
-    def __init__(self, pattern: str, *, regex: bool):
+    A regex is compiled by ``safe_regex.compile_pattern`` (patterns come from files:
+    one that could backtrack exponentially runs in linear time or is refused, the error
+    naming ``field``).
+    """
+
+    def __init__(self, pattern: str, *, regex: bool, field: str = "pattern"):
         self.pattern, self.is_regex = pattern, regex
+        self.compiled: Any = None
         if regex:
-            self.compiled: re.Pattern | None = re.compile(translate(pattern), re.MULTILINE)
+            self.compiled = compile_pattern(translate(pattern), field=field, flags=re.MULTILINE)
         else:
-            self.compiled = re.compile(re.escape(pattern)) if pattern else None
+            self.compiled = re.compile(re.escape(pattern)) if pattern else None  # linear
 
     def pieces(self, text: str) -> Pieces:
         """Cut ``text`` into consecutive ``(start, end, is_match)`` pieces (HF's find_matches)."""

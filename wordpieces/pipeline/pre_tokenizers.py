@@ -287,7 +287,7 @@ class Split(PatternPreTokenizer):
                  regex: bool = True):
         self.behavior = check_behavior(behavior)
         try:
-            self.matcher = Matcher(pattern, regex=regex)
+            self.matcher = Matcher(pattern, regex=regex, field="Split pattern")
         except ValueError as e:
             raise ValueError(f"bad split pattern {pattern!r}: {e}") from None
         self.pattern, self.invert, self.is_regex = pattern, invert, regex
