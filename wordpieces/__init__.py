@@ -26,7 +26,16 @@ from .learn.learners import (
 )
 from .learn.training import train
 from .pipeline.added_tokens import AddedToken
-from .pipeline.decoders import WordPieceDecoder, detokenize
+from .pipeline.decoders import (
+    DecoderSequence,
+    MetaspaceDecoder,
+    ReplaceDecoder,
+    StripDecoder,
+    WordPieceDecoder,
+    detokenize,
+)
+from .pipeline.edit_normalizers import Prepend, Replace, Strip
+from .pipeline.extra_processors import ProcessorSequence, RobertaProcessing
 from .pipeline.models import WordLevel, WordPiece, wordpiece_tokenize
 from .pipeline.normalizers import (
     NFC,
@@ -39,7 +48,16 @@ from .pipeline.normalizers import (
     Sequence,
     StripAccents,
 )
-from .pipeline.pre_tokenizers import BertPreTokenizer, Split, Whitespace, WhitespaceSplit
+from .pipeline.pre_tokenizers import (
+    BertPreTokenizer,
+    CharDelimiterSplit,
+    Digits,
+    Metaspace,
+    Punctuation,
+    Split,
+    Whitespace,
+    WhitespaceSplit,
+)
 from .pipeline.pre_tokenizers import Sequence as PreTokenizerSequence
 from .pipeline.processors import BertProcessing, TemplateProcessing
 from .simple import RegexTokenizer, SimpleTokenizer
@@ -51,14 +69,16 @@ from .vocab import Vocab
 __version__ = "0.1.0"
 
 __all__ = [
-    "AddedToken", "BatchEncoding", "BertNormalizer", "BertPreTokenizer", "BertProcessing",
-    "Bundle", "CorpusStats", "Encoding", "FormatError", "Lowercase", "MissingDependencyError",
-    "NFC", "NFD", "NFKC", "NFKD", "NormalizedString", "PipelineMismatchError",
-    "PreTokenizerSequence", "RegexTokenizer",
-    "Sequence", "SimpleTokenizer", "Split", "StripAccents", "TemplateProcessing", "TokenizeError",
-    "Tokenizer", "Vocab", "VocabError", "WhitespaceSplit", "Whitespace", "WordCounts",
-    "WordLevel", "WordPiece", "WordPieceDecoder", "WordpiecesError", "backend",
-    "bert_vocab_from_dataset", "count_words", "detokenize", "explain", "export_tensorflow",
-    "learn_bottom_up", "learn_top_down", "learn_word_level", "load", "pipeline_fingerprint",
-    "train", "vocab_facts", "wordpiece_tokenize",
+    "AddedToken", "backend", "BatchEncoding", "bert_vocab_from_dataset", "BertNormalizer",
+    "BertPreTokenizer", "BertProcessing", "Bundle", "CharDelimiterSplit", "CorpusStats",
+    "count_words", "DecoderSequence", "detokenize", "Digits", "Encoding", "explain",
+    "export_tensorflow", "FormatError", "learn_bottom_up", "learn_top_down",
+    "learn_word_level", "load", "Lowercase", "Metaspace", "MetaspaceDecoder",
+    "MissingDependencyError", "NFC", "NFD", "NFKC", "NFKD", "NormalizedString",
+    "pipeline_fingerprint", "PipelineMismatchError", "Prepend", "PreTokenizerSequence",
+    "ProcessorSequence", "Punctuation", "RegexTokenizer", "Replace", "ReplaceDecoder",
+    "RobertaProcessing", "Sequence", "SimpleTokenizer", "Split", "Strip", "StripAccents",
+    "StripDecoder", "TemplateProcessing", "TokenizeError", "Tokenizer", "train", "Vocab",
+    "vocab_facts", "VocabError", "Whitespace", "WhitespaceSplit", "WordCounts", "WordLevel",
+    "WordPiece", "wordpiece_tokenize", "WordPieceDecoder", "WordpiecesError",
 ]
