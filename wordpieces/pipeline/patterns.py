@@ -179,6 +179,8 @@ class _Parser:
         if ch == "z":
             return "\\Z", 0
         ranges = self._escape_ranges(ch)
+        if len(ranges) == 1 and ranges[0][0] == ranges[0][1]:  # one character
+            return re.escape(chr(ranges[0][0])), 1
         return _class_text(ranges), 1
 
     def _escape_ranges(self, ch: str) -> Ranges:
