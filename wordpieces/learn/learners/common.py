@@ -52,7 +52,10 @@ def integer_pairs(counts, *, canonical_order: bool = True) -> list[tuple[str, in
     does not depend on it), and one of ``str -> int`` is taken in bulk, without sorting.
     """
     if not canonical_order and isinstance(counts, Mapping):
-        items = list(counts.items())
+        # WordCounts and Counter hand out all their pairs in one call; a generic
+        # Mapping's items() looks each word up again.
+        most_common = getattr(counts, "most_common", None)
+        items = most_common() if callable(most_common) else list(counts.items())
         if all(type(word) is str and type(count) is int for word, count in items):
             return items  # the checks below would pass: nothing to convert
     pairs = []
