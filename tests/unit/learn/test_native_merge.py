@@ -5,11 +5,15 @@ The Python loop is the reference (itself checked against brute force in
 counts, merge after merge, until no pair is left.
 """
 
+import os
+from contextlib import contextmanager
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.shared_data import corpus_lines, shared_path
+from tests.unit.learn.merge_reference import alphabet_of
 from wordpieces.learn.counting import count_words
 from wordpieces.learn.learners import bottom_up as bu
 from wordpieces.learn.learners import native_merge
@@ -132,3 +136,34 @@ def test_used_tokens_in_c_equal_the_python_reference(words, vocab, prefix):
     pairs = [(w, 1) for w in words]
     assert native_merge.native_used_tokens(pairs, vocab, prefix) == bu.used_tokens(
         pairs, vocab, prefix)
+
+
+@needs_native
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.text(alphabet="abcdé", min_size=1, max_size=8),
+                       st.integers(1, 30), min_size=1, max_size=30),
+       st.integers(0, 3), st.integers(0, 40), st.booleans())
+def test_same_vocabulary_on_generated_counts(counts, min_frequency, merges, drop_unused):
+    """learn_bottom_up's whole vocabulary (drop_unused or not) is the same on either backend."""
+    size = len(alphabet_of(counts)) + merges
+    vocabularies = []
+    for choice in ("native", "python"):
+        with backend(choice):
+            vocabularies.append(learn_bottom_up(counts, size, special_tokens=["[UNK]"],
+                                                min_frequency=min_frequency,
+                                                drop_unused=drop_unused))
+    assert vocabularies[0] == vocabularies[1]
+
+
+@contextmanager
+def backend(choice: str):
+    """WORDPIECES_BACKEND=choice for the block (hypothesis tests cannot use monkeypatch)."""
+    before = os.environ.get("WORDPIECES_BACKEND")
+    os.environ["WORDPIECES_BACKEND"] = choice
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["WORDPIECES_BACKEND"]
+        else:
+            os.environ["WORDPIECES_BACKEND"] = before
