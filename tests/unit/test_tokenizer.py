@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import pickle
 
 import pytest
@@ -285,6 +286,24 @@ def test_pickle_keeps_the_transformers_settings():
     clone = pickle.loads(pickle.dumps(tok))
     assert (clone.model_max_length, clone.padding_side, clone.pad_token) == (9, "left", "[SEP]")
     assert clone == tok and pickle.dumps(clone) == pickle.dumps(tok)
+
+
+def test_pickle_bytes_do_not_depend_on_the_hash_seed():
+    """The same tokenizer pickles to the same bytes in any process (datasets' fingerprint)."""
+    import hashlib
+    import subprocess
+    import sys
+
+    code = ("import hashlib, pickle; from wordpieces.tokenizer import Tokenizer; "
+            f"t = Tokenizer.from_vocab({TINY!r}, flavor='huggingface'); "
+            "t.model_max_length, t.padding_side = 9, 'left'; "
+            "print(hashlib.sha256(pickle.dumps(t)).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+               for seed in ("1", "2", "3")}
+    tok = Tokenizer.from_vocab(TINY, flavor="huggingface")
+    tok.model_max_length, tok.padding_side = 9, "left"
+    assert digests == {hashlib.sha256(pickle.dumps(tok)).hexdigest() + "\n"}
 
 
 def test_transformers_settings_are_checked():
