@@ -142,16 +142,20 @@ def test_used_tokens_in_c_equal_the_python_reference(words, vocab, prefix):
 @settings(max_examples=80, deadline=None)
 @given(st.dictionaries(st.text(alphabet="abcdé", min_size=1, max_size=8),
                        st.integers(1, 30), min_size=1, max_size=30),
-       st.integers(0, 3), st.integers(0, 40), st.booleans())
-def test_same_vocabulary_on_generated_counts(counts, min_frequency, merges, drop_unused):
-    """learn_bottom_up's whole vocabulary (drop_unused or not) is the same on either backend."""
+       st.integers(0, 40), st.booleans(),
+       st.fixed_dictionaries({}, optional={
+           "min_frequency": st.integers(0, 3), "limit_alphabet": st.integers(1, 6),
+           "initial_alphabet": st.sampled_from(["", "x", "aé"]),
+           "continuing_subword_prefix": st.sampled_from(["##", "", "@"])}))
+def test_same_vocabulary_on_generated_counts(counts, merges, drop_unused, options):
+    """learn_bottom_up's whole vocabulary is the same on either backend, whatever the
+    options (drop_unused, min_frequency, limit_alphabet, initial_alphabet, prefix)."""
     size = len(alphabet_of(counts)) + merges
     vocabularies = []
     for choice in ("native", "python"):
         with backend(choice):
             vocabularies.append(learn_bottom_up(counts, size, special_tokens=["[UNK]"],
-                                                min_frequency=min_frequency,
-                                                drop_unused=drop_unused))
+                                                drop_unused=drop_unused, **options))
     assert vocabularies[0] == vocabularies[1]
 
 
