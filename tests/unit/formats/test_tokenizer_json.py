@@ -111,7 +111,7 @@ def test_save_is_atomic(tmp_path, monkeypatch, uncased_hf_flavor):
     assert (tmp_path / "tokenizer.json").read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["special_tokens_map.json", "tokenizer.json",
                                             "tokenizer_config.json", "vocab.txt",
-                                            "wordpieces.json"]
+                                            "wordpieces-manifest.json", "wordpieces.json"]
 
 
 # ---------------------------------------------------------------- strict reading
@@ -135,6 +135,8 @@ MALFORMED = [
     (["model", "type"], "BPE", r"tokenizer\.json: model: BPE is not supported: BPE models are "
      r"not implemented"),
     (["model", "type"], "Foo", r"tokenizer\.json: model: Foo is not supported"),
+    (["model", "type"], "Unigram", r"tokenizer\.json: model: Unigram is not supported: Unigram "
+     r"models are not implemented"),
     (["model", "vocab", "hello"], "7", r"model\.vocab\['hello'\]|model\.vocab\.hello"),
     (["model", "vocab", "hello"], 0, r"model\.vocab: .*bad id 0"),
     (["model", "unk_token"], "<nope>", r"model: .*unknown token '<nope>'"),
