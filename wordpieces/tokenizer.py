@@ -42,7 +42,7 @@ from .formats.tokenizer_json import (
 )
 from .formats.transformers_config import TransformersConfig, with_config_file
 from .pipeline import models
-from .pipeline.added_tokens import AddedToken, AddedVocabulary
+from .pipeline.added_tokens import AddedToken, AddedVocabulary, as_added_token
 from .pipeline.decoders import Decoder, WordPieceDecoder, detokenize
 from .pipeline.normalizers import BertNormalizer, Normalizer
 from .pipeline.pre_tokenizers import BertPreTokenizer, PreTokenizer
@@ -273,14 +273,8 @@ class Tokenizer(TransformersMixin):
         """Add tokens (strings get ``special``; ``make_special`` turns objects special)."""
         known = {t.content for t, _ in self._added}
         added = 0
-        for token in tokens:
-            if isinstance(token, str):
-                token = AddedToken(token, special=special)
-            elif not isinstance(token, AddedToken):
-                raise TypeError(f"an added token must be a str or an AddedToken, got "
-                                f"{type(token).__name__}")
-            elif make_special:
-                token = token.as_special()
+        for given in tokens:
+            token = as_added_token(given, special=special, make_special=make_special)
             if not token.content or token.content in known:
                 continue
             known.add(token.content)

@@ -69,6 +69,21 @@ class AddedToken:
                 "special": self.special}
 
 
+def as_added_token(token: AddedToken | str, *, special: bool,
+                   make_special: bool = False) -> AddedToken:
+    """The ``AddedToken`` HF's ``add_tokens`` / ``add_special_tokens`` would add for ``token``.
+
+    A string becomes a token with ``special`` (normalized unless special); an
+    ``AddedToken`` is kept, or made special (``make_special``: ``add_special_tokens``).
+    """
+    if isinstance(token, str):
+        return AddedToken(token, special=special)
+    if not isinstance(token, AddedToken):
+        raise TypeError(f"an added token must be a str or an AddedToken, got "
+                        f"{type(token).__name__}")
+    return token.as_special() if make_special else token
+
+
 def _pattern(contents: Iterable[str]) -> re.Pattern | None:
     """An alternation that finds the leftmost, then longest, of ``contents``."""
     unique = sorted({c for c in contents if c}, key=lambda c: (-len(c), c))
