@@ -351,23 +351,27 @@ class MergeState:
             return (-score, -merged, self.names[a], self.names[b], a, b, pc, merged, ca, cb,
                     0, 0)
         w = self.product.get(pair)
-        cw = 0 if w is None else counts[w]
-        total = self.total
-        if a != b and w != a and w != b:
-            score = likelihood_gain(merged, ca, cb, cw, total)
-        else:
-            change = dict.fromkeys((a, b), 0)
-            change[a] -= merged
-            change[b] -= merged
-            changes = [(counts[s], d) for s, d in change.items() if d]
-            if w is None:
-                changes.append((0, merged))
-            else:
-                changes = [(counts[s], d) for s, d in
-                           {**change, w: change.get(w, 0) + merged}.items() if d]
-            score = likelihood_gain_of(merged, changes, total)
+        score = self._gain(pair, merged, w)
         return (-score, -merged, self.names[a], self.names[b], a, b, pc, merged, ca, cb,
-                cw, total)
+                0 if w is None else counts[w], self.total)
+
+    def _gain(self, pair, merged: int, w: int | None) -> float:
+        """The likelihood gain of merging ``pair`` (``merged`` occurrences) into ``w``."""
+        a, b = pair
+        counts, total = self.symbol_count, self.total
+        if a != b and w != a and w != b:
+            return likelihood_gain(merged, counts[a], counts[b], 0 if w is None else counts[w],
+                                   total)
+        change = dict.fromkeys((a, b), 0)
+        change[a] -= merged
+        change[b] -= merged
+        changes = [(counts[s], d) for s, d in change.items() if d]
+        if w is None:
+            changes.append((0, merged))
+        else:
+            changes = [(counts[s], d) for s, d in
+                       {**change, w: change.get(w, 0) + merged}.items() if d]
+        return likelihood_gain_of(merged, changes, total)
 
     def _push_all(self, pairs) -> None:
         """Give each pair a heap entry recording its current counts."""
@@ -435,27 +439,32 @@ class MergeState:
         """
         pair_count, heap, floor = self.pair_count, self.heap, max(1, self.min_frequency)
         bound = None
-        contextual, product = self.contextual, self.product
+        contextual, product, counts = self.contextual, self.product, self.symbol_count
         if contextual:
-            own, total, self_merges = self.symbol_count[symbol], self.total, self.self_merges
+            own, total, self_merges = counts[symbol], self.total, self.self_merges
             ceiling: dict[int, float] = {}
         for pair in self.pairs_of[symbol]:
             pc = pair_count[pair]
             if pc < floor:
                 continue
-            if contextual and pair not in product:
+            # The entry's score is computed here; its tuple only when it is pushed.
+            if not contextual:  # PMI (only scores reading symbol counts are deferred)
+                score = pc / (counts[pair[0]] * counts[pair[1]])
+            else:
                 merged = pc if pair[0] != pair[1] else self_merges.get(symbol, 0)
-                most = ceiling.get(merged)
-                if most is None:
-                    most = ceiling[merged] = (xlogx_change(own, -merged)
-                                              - xlogx_change(total, -merged))
-                if (cut is None or most < cut) and bound is not None and most <= bound:
-                    continue
-            entry = self._entry(pair, pc)
-            if cut is not None and -entry[0] >= cut:
-                heapq.heappush(heap, entry)
-            elif bound is None or -entry[0] > bound:
-                bound = -entry[0]
+                w = product.get(pair)
+                if w is None:
+                    most = ceiling.get(merged)
+                    if most is None:
+                        most = ceiling[merged] = (xlogx_change(own, -merged)
+                                                  - xlogx_change(total, -merged))
+                    if (cut is None or most < cut) and bound is not None and most <= bound:
+                        continue
+                score = self._gain(pair, merged, w)
+            if cut is not None and score >= cut:
+                heapq.heappush(heap, self._entry(pair, pc))
+            elif bound is None or score > bound:
+                bound = score
         self._set_bound(symbol, bound)
 
     def _flush_deferred(self, level: float | None) -> bool:
