@@ -207,10 +207,7 @@ def test_post_processor_matches_hf(name):
     assert_same_encodings(document(None, BERT_PRE, PROCESSORS[name]), pair_every=2)
 
 
-# Not "sequence": when a Sequence's second processor wraps the first's windows again,
-# HF gives the windows' first processor's special tokens no sequence id; here they get
-# the sequence's (ids, tokens, offsets and type ids are the same).
-@pytest.mark.parametrize("name", [p for p in PROCESSORS if p != "sequence"])
+@pytest.mark.parametrize("name", PROCESSORS)
 def test_post_processor_overflow_matches_hf(name):
     """Truncated pairs with a stride: every overflowing window wrapped as HF wraps it."""
     ours, theirs = both(document(None, BERT_PRE, PROCESSORS[name]))

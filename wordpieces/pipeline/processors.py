@@ -10,8 +10,8 @@ tokens, sequence ids and how overflowing windows are wrapped.
 ``PostProcessor`` is the contract any post-processor meets; ``default_processor`` is the
 one ``Tokenizer.from_vocab`` and ``train`` build for a vocabulary.
 
-Not handled here: HF's ``RobertaProcessing``, ``ByteLevel`` and ``Sequence``
-post-processors.
+Not handled here: HF's ``RobertaProcessing`` and ``Sequence`` post-processors
+(``extra_processors``), HF's ``ByteLevel`` post-processor.
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ class TemplateProcessing(PostProcessorBase):
                 i = 0 if piece.name == "A" else 1
                 enc = encodings[i]
                 enc.set_type_ids(piece.type_id)
-                enc.set_sequence_id(i)
+                enc.sequence_ranges[i] = (0, len(enc))  # not its windows: as HF
                 out.append(enc)  # merging builds new lists: no copy needed
             elif add_special_tokens:
                 out.append(self._special_encoding(piece))
