@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import itertools
 import math
 from collections.abc import Iterable
 from contextlib import contextmanager
@@ -166,7 +167,9 @@ def _learn(state, words, specials: list[str], vocab_size: int, prefix: str, drop
         kept = [t for t in merged if t in used]
         more = room - len(kept)
         if more <= 0:
-            return base + kept[:room]
+            later = itertools.chain(kept[room:], _later_merges(state, set(base) | set(merged)))
+            return base + _settle(kept[:room], later, set(base),
+                                  lambda vocab: find_used(words, vocab, prefix))
         before = len(merged)
         # Ask for twice as many more as the share of used tokens so far suggests: longer
         # tokens shadow more as they come, and each pass re-segments every word.
@@ -175,6 +178,31 @@ def _learn(state, words, specials: list[str], vocab_size: int, prefix: str, drop
                         vocab_size, progress)
         if len(merged) == before:  # nothing left to merge
             return base + kept
+
+
+def _settle(chosen: list[str], later, base: set[str], used_in) -> list[str]:
+    """``chosen`` with every token used by the segmentation with ``base | chosen`` itself.
+
+    Tokens used with more merges in the vocabulary can go unused once the list is cut to
+    size (a longer token cut off changes how the words split). Those are dropped and
+    their slots go to the ``later`` tokens, in merge order, until every token is used
+    (dropping an unused token changes no segmentation). Usually the first check passes.
+    """
+    size = len(chosen)
+    while True:
+        used = used_in(base | set(chosen))
+        if all(token in used for token in chosen):
+            return chosen
+        chosen = [token for token in chosen if token in used]
+        chosen.extend(itertools.islice(later, size - len(chosen)))
+
+
+def _later_merges(state, seen: set[str]):
+    """Further merged tokens, new ones only, until nothing is left to merge."""
+    while (token := state.merge_best()) is not None:
+        if token not in seen:
+            seen.add(token)
+            yield token
 
 
 def _merge(state, seen: set[str], until: int, merged: list[str], offset: int, total: int,
