@@ -152,6 +152,18 @@ def test_drop_unused_keeps_only_tokens_the_training_words_use(counts, merges):
         assert kept == [t for t in every[len(alphabet):] if t in used_by_all]
 
 
+def test_drop_unused_after_the_cut_to_size():
+    """Cut to size, a vocabulary can leave a token unused (``##cb`` here, once ``##cbb`` and
+    ``##cc`` split the words); it gives its slot to a later merge instead (found by
+    hypothesis)."""
+    counts = {"aa": 2, "aaaccb": 1, "acccbb": 1, "baacbbcc": 1}
+    alphabet = alphabet_of(counts)
+    vocab = learn_bottom_up(counts, len(alphabet) + 4, special_tokens=[], score="count")
+    used = {p for w in counts for p in greedy_pieces(w, set(vocab))}
+    assert len(vocab) == len(alphabet) + 4
+    assert set(vocab[len(alphabet):]) <= used
+
+
 def test_drop_unused_is_the_default_for_count_only():
     """The documented example: count drops ##ug (every word is whole); pmi keeps all merges."""
     counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
