@@ -223,9 +223,9 @@ _UNREADABLE = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError
 
 
 # What zipfile raises on a corrupt directory: bad signatures, names that do not decode,
-# offsets past the end, sizes that overflow.
+# offsets past the end, sizes that overflow, a zip format version it does not know.
 _UNOPENABLE = (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError,
-               OverflowError, struct.error)
+               OverflowError, struct.error, NotImplementedError)
 
 
 class _ZipReader:
