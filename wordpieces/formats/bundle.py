@@ -217,9 +217,10 @@ def _member(data: bytes, source: str, extras_data: bytes | None,
 
 
 # What zipfile raises on a corrupt or unsupported member: a bad CRC, a broken deflate,
-# bzip2 or lzma stream, a truncated member, encryption, an unknown compression method.
+# bzip2 or lzma stream, a truncated member, encryption, an unknown compression method, a
+# local header whose name does not decode.
 _UNREADABLE = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError,
-               NotImplementedError, RuntimeError)
+               NotImplementedError, RuntimeError, ValueError)
 
 
 # What zipfile raises on a corrupt directory: bad signatures, names that do not decode,
@@ -256,6 +257,8 @@ class _ZipReader:
                         self._too_large(name, "inflates past it")
                     self.left -= len(chunk)
                     parts.append(chunk)
+        except FormatError:  # over the cap: already says so
+            raise
         except _UNREADABLE as e:  # corrupt or unsupported data (found by fuzz/ bundle)
             raise FormatError(f"{self.path}: {name}: cannot be read from the zip "
                               f"({type(e).__name__}: {e})") from None
