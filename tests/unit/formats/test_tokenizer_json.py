@@ -111,7 +111,7 @@ def test_save_is_atomic(tmp_path, monkeypatch, uncased_hf_flavor):
     assert (tmp_path / "tokenizer.json").read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["special_tokens_map.json", "tokenizer.json",
                                             "tokenizer_config.json", "vocab.txt",
-                                            "wordpieces.json"]
+                                            "wordpieces-manifest.json", "wordpieces.json"]
 
 
 # ---------------------------------------------------------------- strict reading
