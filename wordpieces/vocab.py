@@ -94,8 +94,9 @@ def parse_vocab_lines(raw: bytes, source: str = "<vocab>") -> list[str]:
     Read as Hugging Face's ``WordPiece.read_file`` reads it, so that the ids are the
     references': lines end at ``\n``; whitespace at the end of a line is not part of
     the token (HF trims it, BERT strips it; a ``\r`` of Windows line ends goes with
-    it); a byte-order mark stays part of the first token (BERT, HF and transformers
-    all keep it); one blank last line is the empty token, as in all three. Stricter
+    it), except on a line of whitespace only, which is that token (as transformers
+    reads it); a byte-order mark stays part of the first token (BERT, HF and
+    transformers all keep it); one blank last line is the empty token, as in all three. Stricter
     than they are: duplicates, an empty line inside the file and bytes that are not
     UTF-8 are errors, since they would silently give other ids than the model's.
     """
@@ -105,7 +106,7 @@ def parse_vocab_lines(raw: bytes, source: str = "<vocab>") -> list[str]:
     tokens: list[str] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
-        tok = _decoded(line, source, number).rstrip(LINE_END_SPACE)
+        tok = _token_of_line(_decoded(line, source, number))
         if tok == "" and number < len(lines):
             raise VocabError(f"{source}:{number}: empty line inside the vocabulary")
         if tok in seen:
@@ -116,6 +117,16 @@ def parse_vocab_lines(raw: bytes, source: str = "<vocab>") -> list[str]:
     if not tokens or tokens == [""]:
         raise VocabError(f"{source}: the vocabulary is empty")
     return tokens
+
+
+def _token_of_line(line: str) -> str:
+    """The token a decoded line holds: trailing whitespace trimmed, unless that is all.
+
+    A line of whitespace only (bert-base-chinese has U+2028 at id 343) is that token, as
+    transformers reads it and HF's tokenizer.json holds it (HF's read_file would give '').
+    """
+    line = line[:-1] if line.endswith("\r") else line
+    return line.rstrip(LINE_END_SPACE) or line
 
 
 def _decoded(line: bytes, source: str, number: int) -> str:
@@ -132,7 +143,9 @@ def vocab_txt_text(tokens: Iterable[str]) -> str:
     A token that BERT, Hugging Face or this reader would read as another token, or as
     two lines, is a ``VocabError`` naming it and its id, raised before anything is
     written: one with a line break (every later id would shift), whitespace at either
-    end (stripped by the readers), or empty anywhere but last (an empty line inside).
+    end of other characters (stripped by the readers), or empty anywhere but last (an
+    empty line inside). A token of whitespace only (U+2028 in bert-base-chinese) is
+    written: this reader and transformers read it back as it was.
     """
     tokens = list(tokens)
     for id_, tok in enumerate(tokens):
@@ -148,6 +161,6 @@ def _unwritable(tok: str, last: bool) -> str | None:
         return "it holds a line break"
     if tok == "" and not last:
         return "an empty token would be an empty line inside the file"
-    if tok != tok.strip():
+    if tok.strip() and tok != tok.strip():  # a token of whitespace only is kept as is
         return "BERT and Hugging Face strip whitespace at the ends of a line"
     return None

@@ -137,3 +137,19 @@ def test_odd_tokens_that_can_be_written_round_trip(tmp_path, tokens):
     """A BOM, an empty last token, inner spaces and separators reload as saved."""
     Vocab(tokens).save(tmp_path / "v.txt")
     assert Vocab.from_file(tmp_path / "v.txt").tokens == tokens
+
+
+@pytest.mark.parametrize("token", ["\u2028", " ", "\u3000\u3000", "\x1c"], ids=repr)
+def test_a_whitespace_only_token_is_kept_and_round_trips(tmp_path, token):
+    """bert-base-chinese holds U+2028 at id 343: read as that token (as transformers)."""
+    path = tmp_path / "vocab.txt"
+    Vocab(["[UNK]", token, "x"]).save(path)
+    assert Vocab.from_file(path).tokens == ["[UNK]", token, "x"]
+
+
+def test_whitespace_only_line_is_read_as_transformers_reads_it(tmp_path):
+    """The slow BertTokenizer's load_vocab keeps a line of whitespace only whole."""
+    load_vocab = pytest.importorskip("transformers.models.bert.tokenization_bert").load_vocab
+    path = tmp_path / "vocab.txt"
+    path.write_bytes("[UNK]\n\u2028\n \nx\n".encode())
+    assert Vocab.from_file(path).as_dict() == dict(load_vocab(str(path)))
