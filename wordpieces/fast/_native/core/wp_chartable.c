@@ -86,5 +86,7 @@ int wp_table_set(wp_chartable *t, uint32_t cp, int cls, const uint8_t *bytes, si
     }
     e.cls = (uint8_t)cls;
     page[cp & (WP_PAGE_SIZE - 1)] = e;
+    if (cp < WP_PAGE_SIZE)
+        t->simple[cp] = (cls == WP_WORD && n == 1 && bytes[0] && bytes[0] < 0x80) ? bytes[0] : 0;
     return 0;
 }

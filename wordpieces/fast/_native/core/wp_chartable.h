@@ -47,6 +47,10 @@ typedef struct wp_arena_block wp_arena_block;
 typedef struct {
     wp_charinfo *pages[WP_NUM_PAGES];
     wp_arena_block *arena;
+    /* For code points below 256: the one ASCII byte a word character normalizes to,
+     * or 0 when it is anything else (space, isolated, several bytes, not learned).
+     * Lets the encoder copy a run of such characters without looking at their entries. */
+    uint8_t simple[WP_PAGE_SIZE];
 } wp_chartable;
 
 int wp_table_init(wp_chartable *t);

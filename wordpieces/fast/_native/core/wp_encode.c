@@ -128,40 +128,97 @@ WP_INLINE int flush_word(state *st)
     return rc;
 }
 
+/* Code point i of a text stored kind bytes per code point. */
+WP_INLINE uint32_t code_point(int kind, const void *data, int64_t i)
+{
+    if (kind == 1)
+        return ((const uint8_t *)data)[i];
+    if (kind == 2)
+        return ((const uint16_t *)data)[i];
+    return ((const uint32_t *)data)[i];
+}
+
+/* At most this many characters are copied per run, so that the word buffer only
+ * grows by what is read (a huge text is not mirrored up front). */
+#define WP_RUN_CHUNK 64
+
+/* Append the run of "simple" characters (one ASCII byte each, see wp_chartable.h)
+ * starting at i, up to WP_RUN_CHUNK of them, without reading their table entries.
+ * Returns the index after the run, or -1 on out of memory. */
+WP_INLINE int64_t append_simple_run(state *st, int kind, const void *data, int64_t i,
+                                    int64_t len)
+{
+    wp_scratch *s = st->s;
+    const uint8_t *simple = st->m->table->simple;
+    int64_t end = len - i > WP_RUN_CHUNK ? i + WP_RUN_CHUNK : len;
+    if (WP_UNLIKELY(s->len + (size_t)(end - i) > s->cap) &&
+        grow_word(s, s->len + (size_t)(end - i)))
+        return -1;
+    uint8_t *dst = s->bytes + s->len;
+    int64_t j = i;
+    for (; j < end; j++) {
+        uint32_t cp = code_point(kind, data, j);
+        uint8_t b = cp < WP_PAGE_SIZE ? simple[cp] : 0;
+        if (!b)
+            break;
+        *dst++ = b;
+    }
+    if (st->want_offsets)
+        for (int64_t k = i; k < j; k++)
+            s->src[s->len + (size_t)(k - i)] = k;
+    s->len += (size_t)(j - i);
+    s->chars += (size_t)(j - i);
+    return j;
+}
+
+/* The table entry of a code point known not to start a simple run, or NULL. */
+WP_INLINE const wp_charinfo *entry_of(const wp_chartable *t, uint32_t cp)
+{
+    return cp < 0x110000u ? wp_table_get(t, cp) : NULL;
+}
+
+/* Handle the one character i that is not simple: a space, an isolated character or a
+ * word character normalizing to something other than one ASCII byte. */
+WP_INLINE int encode_char(state *st, const wp_charinfo *e, int64_t i)
+{
+    int rc;
+    switch (e->cls) {
+    case WP_WORD:
+        return append_char(st, e, i);
+    case WP_SPACE:
+        return flush_word(st);
+    case WP_ISOLATE:
+        rc = flush_word(st);
+        if (rc == WP_OK)
+            rc = append_char(st, e, i);
+        if (rc == WP_OK)
+            rc = flush_word(st);
+        return rc;
+    default: /* complex, or not learned yet */
+        return WP_NEED_PYTHON;
+    }
+}
+
 WP_INLINE int encode_kind(state *st, int kind, const void *data, int64_t len)
 {
     const wp_chartable *t = st->m->table;
-    const wp_charinfo *page0 = t->pages[0];
-    for (int64_t i = 0; i < len; i++) {
-        const wp_charinfo *e;
-        if (kind == 1) {
-            e = &page0[((const uint8_t *)data)[i]];
-        } else {
-            uint32_t cp = kind == 2 ? ((const uint16_t *)data)[i] : ((const uint32_t *)data)[i];
-            e = cp < 0x110000u ? wp_table_get(t, cp) : NULL;
-            if (!e)
-                return WP_NEED_PYTHON;
+    const uint8_t *simple = t->simple;
+    int64_t i = 0;
+    while (i < len) {
+        uint32_t cp = code_point(kind, data, i);
+        if (cp < WP_PAGE_SIZE && simple[cp]) {
+            i = append_simple_run(st, kind, data, i, len);
+            if (WP_UNLIKELY(i < 0))
+                return WP_NOMEM;
+            continue;
         }
-        int rc;
-        switch (e->cls) {
-        case WP_WORD:
-            rc = append_char(st, e, i);
-            break;
-        case WP_SPACE:
-            rc = flush_word(st);
-            break;
-        case WP_ISOLATE:
-            rc = flush_word(st);
-            if (rc == WP_OK)
-                rc = append_char(st, e, i);
-            if (rc == WP_OK)
-                rc = flush_word(st);
-            break;
-        default: /* complex, or not learned yet */
+        const wp_charinfo *e = entry_of(t, cp);
+        if (!e)
             return WP_NEED_PYTHON;
-        }
+        int rc = encode_char(st, e, i);
         if (WP_UNLIKELY(rc != WP_OK))
             return rc;
+        i++;
     }
     return flush_word(st);
 }
