@@ -129,6 +129,14 @@ class SequenceEncoder:
         return [self.tokens_of(text).ids if i in slow else next(done)
                 for i, text in enumerate(texts)]
 
+    def needs_added_matching(self, texts: list[str]) -> bool:
+        """Whether some of ``texts`` (all str) may hold a literal added token.
+
+        One search over the whole batch; False means every text takes the word encoder
+        alone (what ``batches`` needs to finish the batch in C).
+        """
+        return self.match and (self.added.has_normalized or self.added.appears_in_any(texts))
+
     def _slow(self, texts: list[str]) -> set[int]:
         """Indices of the texts holding a literal added token (checked to be str)."""
         for text in texts:

@@ -22,11 +22,12 @@ import dataclasses
 import gc
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
+from .batches import BatchFinisher, unzip
 from .encoding.batch_encoding import BatchEncoding, call_tokenizer
 from .encoding.encoding import Encoding
-from .encoding.finishing import Finisher, pad, pad_batch, pad_batch_ids
+from .encoding.finishing import Finisher, pad, pad_batch
 from .encoding.lazy_encoding import Layout, LazyEncoding
 from .encoding.padding import PaddingParams, TruncationParams
 from .errors import TokenizeError, VocabError, check_batch, check_thread_count
@@ -439,15 +440,21 @@ class Tokenizer(TransformersMixin):
     def encode_batch_ids(self, texts: Iterable[TextOrPair], *,
                          add_special_tokens: bool = True,
                          num_threads: int | None = None) -> list[list[int]]:
-        """Return ``[e.ids for e in encode_batch(...)]`` by the fast path."""
-        firsts, pairs = _unzip(list(check_batch(texts)))
-        flat = self._seq.ids(firsts + [p for p in pairs if p is not None],
-                             check_thread_count(num_threads))
-        seconds = iter(flat[len(firsts):])
-        finisher = Finisher(self.post_processor, add_special_tokens, self._truncation, None)
-        out = [finisher.ids(a, None if p is None else next(seconds))
-               for a, p in zip(flat[:len(firsts)], pairs, strict=True)]
-        return pad_batch_ids(out, self._padding)
+        """Return ``[e.ids for e in encode_batch(...)]`` by the fast path (``batches``)."""
+        items = texts if isinstance(texts, list) else list(check_batch(texts))
+        return BatchFinisher(self._seq, self.post_processor, add_special_tokens,
+                             self._truncation, self._padding).ids(items, num_threads)
+
+    def encode_arrays(self, items: list, *, keys: set[str],
+                      truncation: TruncationParams | None, padding: PaddingParams | None,
+                      add_special_tokens: bool = True,
+                      num_threads: int | None = None) -> dict | None:
+        """``tok(...)``'s columns ``keys`` as numpy arrays straight from C, or None.
+
+        None: this batch needs the ``encode_batch_with`` path (``batches.BatchFinisher``).
+        """
+        return BatchFinisher(self._seq, self.post_processor, add_special_tokens, truncation,
+                             padding).arrays(items, keys, num_threads)
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of ``text``, without special tokens, truncation or padding."""
@@ -470,7 +477,7 @@ class Tokenizer(TransformersMixin):
     def _encode_many_now(self, items: list, add_special_tokens: bool,
                          truncation: TruncationParams | None, padding: PaddingParams | None,
                          num_threads: int | None) -> list[Encoding]:
-        firsts, pairs = _unzip(items)
+        firsts, pairs = unzip(items)
         seconds = [p for p in pairs if p is not None]
         layout = (None if self.post_processor is None
                   else self.post_processor.single_layout(self._seq.id_tokens,
@@ -540,23 +547,6 @@ class Tokenizer(TransformersMixin):
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _unzip(items: list) -> tuple[list[str], list[str | None]]:
-    """Split batch items (a text, or a ``(text, pair)`` tuple/list) into two columns."""
-    firsts: list[str] = []
-    pairs: list[str | None] = []
-    for item in items:
-        if isinstance(item, str):
-            firsts.append(item)
-            pairs.append(None)
-        elif isinstance(item, Sequence) and len(item) == 2:
-            firsts.append(item[0])
-            pairs.append(item[1])
-        else:
-            raise TypeError(f"a batch item must be a str or a (text, pair) pair, "
-                            f"got {item!r:.80}")
-    return firsts, pairs
 
 
 def _read_vocab(vocab) -> tuple[Vocab, str | None]:

@@ -19,7 +19,8 @@ encoding (``finishing``), pre-tokenized words (``pretokenized``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ..errors import require
 from .padding import DIRECTIONS, PaddingParams, TruncationParams, pad_ids
@@ -41,9 +42,22 @@ class BatchEncoding(dict):
     Keys are also readable as attributes (``batch.input_ids``).
     """
 
-    def __init__(self, data: dict, encodings: list | None = None):
+    def __init__(self, data: dict, encodings: list | Callable[[], list] | None = None):
+        """``encodings``: the rows' ``Encoding`` objects, or a function that builds them
+        when first asked (the arrays of ``tok(...)`` are made without them)."""
         super().__init__(data)
-        self.encodings = encodings
+        self._rows = encodings
+
+    @property
+    def encodings(self) -> list | None:
+        """The ``Encoding`` of each row (None: made by ``tok.pad``, not from text)."""
+        if callable(self._rows):
+            self._rows = self._rows()
+        return self._rows
+
+    @encodings.setter
+    def encodings(self, value: list | None) -> None:
+        self._rows = value
 
     def __getattr__(self, name: str):
         try:
@@ -224,9 +238,23 @@ def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True
     trunc = _truncation_params(tok, _option("truncation", truncation, _TRUNCATION),
                                max_length, stride,
                                _side("truncation_side", truncation_side, tok.truncation_side))
+    options: dict[str, Any] = {"truncation": trunc, "padding": pad,
+                               "add_special_tokens": add_special_tokens,
+                               "num_threads": num_threads}
+    if (return_tensors is not None and not is_split_into_words and not return_length
+            and not (return_overflowing_tokens and trunc is not None)):
+        keys = {"input_ids", "offset_mapping" if return_offsets_mapping else "",
+                "token_type_ids" if return_token_type_ids is not False else "",
+                "attention_mask" if return_attention_mask is not False else "",
+                "special_tokens_mask" if return_special_tokens_mask else ""}
+        arrays = tok.encode_arrays(items, keys=keys, **options)
+        if arrays is not None:  # straight from the native columns; rows built if asked
+            if return_overflowing_tokens:  # no truncation: one row per input
+                arrays["overflow_to_sample_mapping"] = _np().arange(len(items))
+            return BatchEncoding(_from_numpy(arrays, return_tensors),
+                                 lambda: tok.encode_batch_with(items, **options))
     encode = encode_words_with if is_split_into_words else _encode_texts
-    encodings = encode(tok, items, truncation=trunc, padding=pad,
-                       add_special_tokens=add_special_tokens, num_threads=num_threads)
+    encodings = encode(tok, items, **options)
     rows, mapping = [], []
     for i, enc in enumerate(encodings):
         for row in [enc, *enc.overflowing] if return_overflowing_tokens else [enc]:
@@ -252,6 +280,18 @@ def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True
 
 def _encode_texts(tok, items, **options):
     return tok.encode_batch_with(items, **options)
+
+
+def _np():
+    return require("numpy", "numpy")
+
+
+def _from_numpy(arrays: dict, kind: str) -> dict:
+    """Numpy arrays as they are ("np") or as torch tensors sharing their memory ("pt")."""
+    if kind == "np":
+        return arrays
+    torch = require("torch", "torch")
+    return {key: torch.from_numpy(value) for key, value in arrays.items()}
 
 
 def to_tensors(data: dict, kind: str | None) -> dict:

@@ -218,6 +218,14 @@ class NativeWordEncoder(_Batching):
     def _encode_texts(self, texts, offsets: bool, arrays: bool, threads: int):
         return self._core.encode_batch(texts, offsets, arrays, threads)
 
+    def encode_columns(self, texts: list[str], offsets: bool, num_threads: int | None) -> tuple:
+        """The batch as flat bytearrays: ``(ids, [offsets, word_ids,] row_splits)``.
+
+        ids and word ids int32, offsets int64 pairs, row splits int64 (``finish_columns``
+        takes them as they are).
+        """
+        return self._core.encode_batch(texts, offsets, True, _thread_count(num_threads))
+
     def _raw_texts(self, texts, threads: int) -> list:
         ids, offsets, word_ids, row_splits = self._core.encode_batch(texts, True, True, threads)
         columns = _Columns(ids, offsets, word_ids)
@@ -271,6 +279,33 @@ class ColumnTokens:
         return _core.int_list(self._columns.word_ids, self._start, self._stop, before, after)
 
 
+# ---------------------------------------------------------------- whole batches in C
+
+
+def unzip_items(items: list) -> tuple[list[str], bytearray | None] | None:
+    """Split batch items into ``(first texts + pair texts, pair_rows)`` in C, or None.
+
+    ``pair_rows`` (int64, one per item) is the row of each item's pair in the texts, or
+    -1; it is None when no item has a pair. None: an item is neither a str nor a
+    ``(str, str | None)`` tuple or list (the caller's reference path raises its error),
+    or the extension is not built.
+    """
+    return None if _core is None else _core.unzip(items)
+
+
+def finish_columns(ids, offsets, row_splits, pair_rows, n_inputs: int, plans: tuple,
+                   truncation: tuple | None, padding: tuple | None, want: int):
+    """Truncate, add special tokens and pad a batch's flat columns in C (``wp_finish.c``).
+
+    ``plans``: the pieces around one sequence and around a pair (``batches.probe_plans``).
+    Returns the id lists, or int64 bytearrays ``(ids, type_ids, special_tokens_mask,
+    attention_mask, offsets, row_splits)`` (None where not wanted), or the index of the
+    first input truncation refuses (an int: the reference path raises its error).
+    """
+    return _core.finish(ids, offsets, row_splits, pair_rows, n_inputs, plans[0], plans[1],
+                        truncation, padding, want)
+
+
 # ---------------------------------------------------------------- threads and arrays
 
 
@@ -308,5 +343,5 @@ def _arrays_from_lists(results: list[tuple]) -> tuple:
     return ids, offsets, word_ids, row_splits
 
 
-__all__ = ["backend", "make_word_encoder", "NativeWordEncoder", "PythonWordEncoder",
-           "IdsArrays", "EncodingArrays"]
+__all__ = ["backend", "make_word_encoder", "unzip_items", "finish_columns",
+           "NativeWordEncoder", "PythonWordEncoder", "IdsArrays", "EncodingArrays"]

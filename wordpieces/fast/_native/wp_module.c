@@ -243,6 +243,11 @@ static PyMethodDef core_functions[] = {
      "pair_list(int64 pair column, start, stop, before, after) -> list of tuples"},
     {"name_list", wp_name_list, METH_VARARGS,
      "name_list(int32 column, start, stop, names, before, after) -> list of names[id]"},
+    {"unzip", wp_unzip, METH_O,
+     "unzip(items) -> (first texts + pair texts, pair_rows int64 or None), or None"},
+    {"finish", wp_finish, METH_VARARGS,
+     "finish(ids, offsets, row_splits, pair_rows, n, single, pair, truncation, padding,\n"
+     "       want) -> id lists, int64 columns, or the index of a refused input"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {

@@ -54,4 +54,8 @@ PyObject *wp_int_list(PyObject *module, PyObject *args);
 PyObject *wp_pair_list(PyObject *module, PyObject *args);
 PyObject *wp_name_list(PyObject *module, PyObject *args);
 
+/* wp_finish_glue.c: a batch's items split, and its sequences finished, in C */
+PyObject *wp_unzip(PyObject *module, PyObject *items);
+PyObject *wp_finish(PyObject *module, PyObject *args);
+
 #endif

@@ -1,0 +1,210 @@
+"""Finish whole batches at once: ids lists and model-input arrays without per-text Python.
+
+``BatchFinisher`` runs ``Tokenizer.encode_batch_ids`` and the array form of ``tok(...)``.
+On the native backend a batch takes a constant number of Python steps: the C code splits
+the items into texts and pairs, encodes them into flat columns, then truncates, adds
+special tokens and pads every row (``fast/_native/core/wp_finish.c``, the port of
+``encoding.finishing.Finisher``). What the post-processor adds is learnt once per batch
+by running it on probe sequences (``probe_plans``): any post-processor that puts fixed
+tokens around each sequence is done in C; any other, and the pure-Python backend, take
+the reference path: ``Finisher`` per text. Whatever the C code refuses (a bad item, a
+truncation that cannot fit) is left to the reference path, which raises its own error.
+
+Not handled here: truncation windows (``return_overflowing_tokens`` with truncation:
+the reference path), full ``Encoding`` objects (``Tokenizer.encode_batch_with``), texts
+holding a literal added token (the reference path, through ``sequences``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .encoding.encoding import Encoding
+from .encoding.finishing import Finisher, pad_batch_ids
+from .encoding.padding import STRATEGIES, PaddingParams, TruncationParams
+from .errors import check_thread_count, require
+from .fast.backend import NativeWordEncoder, finish_columns, unzip_items
+from .sequences import SequenceEncoder
+
+# finish_columns' ``want`` flags (wp_finish_glue.c)
+WANT_TYPES, WANT_SPECIAL, WANT_ATTENTION, WANT_OFFSETS, WANT_LISTS = 1, 2, 4, 8, 16
+# tok(...) keys the C columns give, in transformers' order, with their flag
+ARRAY_KEYS = (("input_ids", 0), ("token_type_ids", WANT_TYPES),
+              ("attention_mask", WANT_ATTENTION), ("special_tokens_mask", WANT_SPECIAL),
+              ("offset_mapping", WANT_OFFSETS))
+# the order of finish_columns' columns, by flag
+_COLUMN_ORDER = (0, WANT_TYPES, WANT_SPECIAL, WANT_ATTENTION, WANT_OFFSETS)
+# what a plan may hold in C (wp_finish_glue.c's plan_store)
+MAX_PIECES, MAX_SPECIAL_IDS = 16, 64
+_A, _B = -1, -2  # probe ids of the first and second sequence (no vocabulary id is < 0)
+
+
+def unzip(items: list) -> tuple[list[str], list[str | None]]:
+    """Split batch items (a text, or a ``(text, pair)`` tuple/list) into two columns."""
+    firsts: list[str] = []
+    pairs: list[str | None] = []
+    for item in items:
+        if isinstance(item, str):
+            firsts.append(item)
+            pairs.append(None)
+        elif isinstance(item, Sequence) and len(item) == 2:
+            firsts.append(item[0])
+            pairs.append(item[1])
+        else:
+            raise TypeError(f"a batch item must be a str or a (text, pair) pair, "
+                            f"got {item!r:.80}")
+    return firsts, pairs
+
+
+# ---------------------------------------------------------------- what the processor adds
+
+
+def probe_plans(processor, add_special_tokens: bool) -> tuple[tuple, tuple] | None:
+    """The pieces ``processor`` puts around one sequence and around a pair, or None.
+
+    A plan is a tuple of ``(sequence, type_id, special_ids)``: ``sequence`` -1 for a run
+    of special ids, 0 or 1 for the first or second sequence. Learnt from what
+    ``process`` gives for probe sequences of several lengths, and kept only when it
+    reproduces every one of them (and ``apply_ids``): None means "not fixed tokens
+    around each sequence", and the reference path runs.
+    """
+    if processor is None:  # Finisher joins a pair as it was encoded (type ids 0 and 1)
+        return ((0, 0, ()),), ((0, 0, ()), (1, 1, ()))
+    plans = []
+    for is_pair in (False, True):
+        plan = _plan_of(_probe(processor, add_special_tokens, 1, 1 if is_pair else None))
+        sizes = [(0, 0), (2, 3), (3, 1)]
+        if plan is None or not all(_fits(plan, processor, add_special_tokens, n1,
+                                         n2 if is_pair else None) for n1, n2 in sizes):
+            return None
+        if [p[0] for p in plan if p[0] >= 0] != ([0, 1] if is_pair else [0]):
+            return None
+        if len(plan) > MAX_PIECES or sum(len(p[2]) for p in plan) > MAX_SPECIAL_IDS:
+            return None
+        plans.append(plan)
+    return plans[0], plans[1]
+
+
+def _probe(processor, add_special_tokens: bool, n1: int, n2: int | None) -> Encoding:
+    def sequence(id_: int, n: int, type_id: int) -> Encoding:
+        return Encoding.build([id_] * n, ["x"] * n, [(1, 2)] * n, list(range(n)), type_id)
+    pair = None if n2 is None else sequence(_B, n2, 1)
+    return processor.process(sequence(_A, n1, 0), pair, add_special_tokens)
+
+
+def _plan_of(out: Encoding) -> tuple | None:
+    """Group ``out`` into runs: a probe sequence, or special ids of one type id."""
+    plan: list = []
+    for id_, type_id, special in zip(out.ids, out.type_ids, out.special_tokens_mask,
+                                     strict=True):
+        seq = {_A: 0, _B: 1}.get(id_, -1)
+        if seq < 0 and (id_ < 0 or special != 1):
+            return None
+        last = plan[-1] if plan else None
+        if last is not None and last[0] == seq and last[1] == type_id:
+            if seq < 0:
+                plan[-1] = (seq, type_id, last[2] + (id_,))
+            continue
+        plan.append((seq, type_id, (id_,) if seq < 0 else ()))
+    return tuple(plan)
+
+
+def _fits(plan: tuple, processor, add_special_tokens: bool, n1: int, n2: int | None) -> bool:
+    """Whether ``plan`` gives exactly what the processor does for these lengths."""
+    out = _probe(processor, add_special_tokens, n1, n2)
+    ids, types, special = [], [], []
+    for seq, type_id, extra in plan:
+        n = len(extra) if seq < 0 else (n1 if seq == 0 else n2 or 0)
+        ids += list(extra) if seq < 0 else [_A if seq == 0 else _B] * n
+        types += [type_id] * n
+        special += [1 if seq < 0 else 0] * n
+    offsets = [(0, 0) if s else (1, 2) for s in special]
+    b = None if n2 is None else [_B] * n2
+    return (out.ids == ids and out.type_ids == types and out.special_tokens_mask == special
+            and out.attention_mask == [1] * len(ids) and out.offsets == offsets
+            and processor.apply_ids([_A] * n1, b, add_special_tokens) == ids)
+
+
+# ---------------------------------------------------------------- the batch
+
+
+class BatchFinisher:
+    """Encode and finish one batch with fixed settings (None: no truncation / padding)."""
+
+    def __init__(self, seq: SequenceEncoder, post_processor, add_special_tokens: bool,
+                 truncation: TruncationParams | None, padding: PaddingParams | None):
+        self.seq = seq
+        self.finisher = Finisher(post_processor, add_special_tokens, truncation, padding)
+
+    def ids(self, items: list, num_threads: int | None) -> list[list[int]]:
+        """The finished ids of each item (first truncation window), padded as set."""
+        threads = check_thread_count(num_threads)
+        out = self._native(items, threads, WANT_LISTS)
+        return self.reference_ids(items, threads) if out is None else out
+
+    def arrays(self, items: list, keys: set[str], num_threads: int | None) -> dict | None:
+        """``tok(...)``'s columns as 2-D int64 numpy arrays (offsets 3-D), or None.
+
+        None when the C path cannot give them (see the module docstring) or the rows
+        have different lengths: the caller then takes the reference path.
+        """
+        np = require("numpy", "numpy")
+        want = sum(flag for key, flag in ARRAY_KEYS if key in keys)
+        out = self._native(items, check_thread_count(num_threads), want)
+        if out is None:
+            return None
+        *columns, splits = out
+        widths = np.diff(np.frombuffer(splits, dtype=np.int64))
+        if len(items) == 0 or (widths != widths[0]).any():
+            return None
+        shape = (len(items), int(widths[0]))
+        by_flag = dict(zip(_COLUMN_ORDER, columns, strict=True))
+        data = {}
+        for key, flag in ARRAY_KEYS:
+            if key in keys:
+                array = np.frombuffer(by_flag[flag], dtype=np.int64)
+                data[key] = array.reshape(shape + ((2,) if flag == WANT_OFFSETS else ()))
+        return data
+
+    def _native(self, items: list, threads: int, want: int):
+        """The C path's output for ``want`` (``finish_columns``), or None: not taken."""
+        encoder = self.seq.word_encoder
+        split = unzip_items(items) if isinstance(encoder, NativeWordEncoder) else None
+        if split is None:
+            return None
+        texts, pair_rows = split
+        plans = probe_plans(self.finisher.post_processor, self.finisher.add_special_tokens)
+        if plans is None or self.seq.needs_added_matching(texts):
+            return None
+        columns = encoder.encode_columns(texts, bool(want & WANT_OFFSETS), threads)
+        ids, offsets, splits = columns[0], (columns[1] if len(columns) == 4 else None), \
+            columns[-1]
+        out = finish_columns(ids, offsets, splits, pair_rows, len(items), plans,
+                             _truncation_args(self.finisher.truncation),
+                             _padding_args(self.finisher.padding), want)
+        return None if isinstance(out, int) else out  # refused: the reference raises
+
+    def reference_ids(self, items: list, threads: int | None) -> list[list[int]]:
+        """``ids`` by the pure-Python reference: ``Finisher.ids`` per item."""
+        firsts, pairs = unzip(items)
+        flat = self.seq.ids(firsts + [p for p in pairs if p is not None], threads)
+        seconds = iter(flat[len(firsts):])
+        finisher = Finisher(self.finisher.post_processor, self.finisher.add_special_tokens,
+                            self.finisher.truncation, None)
+        out = [finisher.ids(a, None if p is None else next(seconds))
+               for a, p in zip(flat[:len(firsts)], pairs, strict=True)]
+        return pad_batch_ids(out, self.finisher.padding)
+
+
+def _truncation_args(params: TruncationParams | None) -> tuple | None:
+    if params is None:
+        return None
+    return (params.max_length, params.stride, STRATEGIES.index(params.strategy),
+            int(params.direction == "left"))
+
+
+def _padding_args(params: PaddingParams | None) -> tuple | None:
+    if params is None:
+        return None
+    return (-1 if params.length is None else params.length, params.pad_to_multiple_of or 0,
+            params.pad_id, params.pad_type_id, int(params.direction == "left"))

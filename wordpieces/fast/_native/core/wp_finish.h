@@ -1,0 +1,78 @@
+/* Finish encoded sequences into model inputs: truncate, add special tokens, pad.
+ *
+ * The C port of wordpieces.encoding.finishing.Finisher and padding.truncation_lengths
+ * (the Python reference: one rule per option, differential tests keep both equal),
+ * over a whole batch held in flat columns. Plain C99, no Python.
+ *
+ * Not handled here: the overflowing windows of a truncation (the caller falls back to
+ * the Python path), encoding the sequences (wp_encode.c).
+ */
+#ifndef WP_FINISH_H
+#define WP_FINISH_H
+
+#include <stdint.h>
+
+/* One piece of a post-processor's template: a run of special ids, or a sequence. */
+typedef struct {
+    int seq;          /* -1: the special ids below; 0: the first sequence; 1: the pair */
+    int64_t type_id;
+    const int64_t *ids; /* special ids (seq == -1) */
+    int64_t n_ids;
+} wp_piece;
+
+typedef struct {
+    const wp_piece *pieces;
+    int n_pieces;
+    int64_t n_special; /* how many special ids the pieces add */
+} wp_plan;
+
+enum { WP_LONGEST_FIRST = 0, WP_ONLY_FIRST = 1, WP_ONLY_SECOND = 2 };
+
+typedef struct {
+    int on;
+    int64_t max_length, stride;
+    int strategy;
+    int left; /* cut from the left end */
+} wp_truncation;
+
+typedef struct {
+    int on;
+    int64_t length;   /* -1: the batch's longest row */
+    int64_t multiple; /* 0: none */
+    int64_t pad_id, pad_type_id;
+    int left;
+} wp_padding;
+
+/* A batch's sequences: row r holds ids[splits[r]:splits[r + 1]]; input i is row i,
+ * with pair row pair_rows[i] (-1: none; pair_rows NULL: no pairs). */
+typedef struct {
+    const int32_t *ids;
+    const int64_t *offsets; /* pairs of int64 per token, or NULL */
+    const int64_t *splits;
+    const int64_t *pair_rows;
+    int64_t n_inputs;
+} wp_sequences;
+
+/* Where each input starts in the output and what truncation keeps of it. */
+typedef struct {
+    int64_t *keep1, *keep2; /* per input; keep2 -1 without a pair */
+    int64_t *row_splits;    /* n_inputs + 1, padding included */
+    int64_t target;         /* the padded length (0 without padding) */
+} wp_layout;
+
+/* Decide every row's kept lengths and padded length. Returns -1 when every input fits,
+ * else the index of the first input truncation refuses (the caller asks the Python
+ * reference for its error). */
+int64_t wp_finish_layout(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
+                         const wp_truncation *t, const wp_padding *p, wp_layout *out);
+
+/* The output columns (each sized row_splits[n]; NULL: not wanted). */
+typedef struct {
+    int64_t *ids, *type_ids, *special, *attention, *offsets; /* offsets: 2 per token */
+} wp_columns;
+
+void wp_finish_write(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
+                     const wp_truncation *t, const wp_padding *p, const wp_layout *l,
+                     wp_columns *c);
+
+#endif

@@ -1,0 +1,292 @@
+/* Python glue of core/wp_finish.c: _core.unzip(items) and _core.finish(...).
+ *
+ * Both do a batch's per-item work in C so that the Python layer does a constant amount
+ * of work per batch. Neither raises the library's own input errors: unzip answers None
+ * for an item it does not take and finish answers the index of an input truncation
+ * refuses, and the caller lets the Python reference raise its error for it.
+ */
+#include "wp_module.h"
+#include "wp_finish.h"
+
+/* ------------------------------------------------------------ unzip */
+
+static int is_pair_item(PyObject *item)
+{
+    if ((!PyTuple_Check(item) && !PyList_Check(item)) || PySequence_Fast_GET_SIZE(item) != 2)
+        return 0;
+    PyObject *a = PySequence_Fast_GET_ITEM(item, 0), *b = PySequence_Fast_GET_ITEM(item, 1);
+    return PyUnicode_Check(a) && (b == Py_None || PyUnicode_Check(b));
+}
+
+/* unzip(items) -> (texts, pair_rows int64 bytearray or None), or None.
+ * texts: every first text, then every pair text; pair_rows[i]: the row of item i's pair
+ * in texts, or -1. None: an item is neither a str nor a (str, str | None) pair. */
+PyObject *wp_unzip(PyObject *module, PyObject *items)
+{
+    (void)module;
+    PyObject *seq = PySequence_Fast(items, "items must be a sequence");
+    if (!seq)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), pairs = 0;
+    PyObject **item = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyUnicode_Check(item[i]))
+            continue;
+        if (!is_pair_item(item[i])) {
+            Py_DECREF(seq);
+            Py_RETURN_NONE;
+        }
+        pairs += PySequence_Fast_GET_ITEM(item[i], 1) != Py_None;
+    }
+    PyObject *texts = PyList_New(n + pairs);
+    PyObject *rows = pairs ? PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t)) : NULL;
+    if (!texts || (pairs && !rows)) {
+        Py_XDECREF(texts);
+        Py_XDECREF(rows);
+        Py_DECREF(seq);
+        return NULL;
+    }
+    int64_t *row = rows ? (int64_t *)PyByteArray_AS_STRING(rows) : NULL;
+    Py_ssize_t next = n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *first = item[i], *second = NULL;
+        if (!PyUnicode_Check(first)) {
+            second = PySequence_Fast_GET_ITEM(first, 1);
+            first = PySequence_Fast_GET_ITEM(first, 0);
+            second = second == Py_None ? NULL : second;
+        }
+        Py_INCREF(first);
+        PyList_SET_ITEM(texts, i, first);
+        if (row)
+            row[i] = second ? next : -1;
+        if (second) {
+            Py_INCREF(second);
+            PyList_SET_ITEM(texts, next++, second);
+        }
+    }
+    Py_DECREF(seq);
+    if (!rows)
+        return Py_BuildValue("(NO)", texts, Py_None);
+    return Py_BuildValue("(NN)", texts, rows);
+}
+
+/* ------------------------------------------------------------ finish */
+
+typedef struct {
+    wp_piece pieces[16];
+    int64_t ids[64];
+    wp_plan plan;
+} plan_store;
+
+/* A plan is a tuple of (seq, type_id, ids tuple) pieces. */
+static int read_plan(PyObject *obj, plan_store *st)
+{
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) > 16) {
+        PyErr_SetString(PyExc_ValueError, "a plan is a tuple of at most 16 pieces");
+        return -1;
+    }
+    int used = 0;
+    st->plan.pieces = st->pieces;
+    st->plan.n_pieces = (int)PyTuple_GET_SIZE(obj);
+    st->plan.n_special = 0;
+    for (int k = 0; k < st->plan.n_pieces; k++) {
+        PyObject *ids;
+        wp_piece *p = &st->pieces[k];
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(obj, k), "iLO!", &p->seq, &p->type_id,
+                              &PyTuple_Type, &ids))
+            return -1;
+        p->n_ids = PyTuple_GET_SIZE(ids);
+        if (used + p->n_ids > 64) {
+            PyErr_SetString(PyExc_ValueError, "a plan holds at most 64 special ids");
+            return -1;
+        }
+        for (Py_ssize_t j = 0; j < p->n_ids; j++) {
+            st->ids[used + j] = PyLong_AsLongLong(PyTuple_GET_ITEM(ids, j));
+            if (st->ids[used + j] == -1 && PyErr_Occurred())
+                return -1;
+        }
+        p->ids = st->ids + used;
+        used += (int)p->n_ids;
+        st->plan.n_special += p->seq < 0 ? p->n_ids : 0;
+    }
+    return 0;
+}
+
+static int read_truncation(PyObject *obj, wp_truncation *t)
+{
+    t->on = obj != Py_None;
+    return !t->on || PyArg_ParseTuple(obj, "LLii", &t->max_length, &t->stride, &t->strategy,
+                                      &t->left) ? 0 : -1;
+}
+
+static int read_padding(PyObject *obj, wp_padding *p)
+{
+    p->on = obj != Py_None;
+    return !p->on || PyArg_ParseTuple(obj, "LLLLi", &p->length, &p->multiple, &p->pad_id,
+                                      &p->pad_type_id, &p->left) ? 0 : -1;
+}
+
+/* A read-only view of a bytes-like column, checked to hold `count` items of `width`. */
+static int column(PyObject *obj, Py_buffer *view, Py_ssize_t width, Py_ssize_t count,
+                  const char *name)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (view->len % width || (count >= 0 && view->len / width < count)) {
+        PyErr_Format(PyExc_ValueError, "column %s: %zd bytes, not %zd items of %zd bytes",
+                     name, view->len, count, width);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *ids_lists(const int64_t *ids, const int64_t *splits, int64_t n)
+{
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (int64_t i = 0; out && i < n; i++) {
+        PyObject *row = PyList_New((Py_ssize_t)(splits[i + 1] - splits[i]));
+        if (!row) {
+            Py_CLEAR(out);
+            break;
+        }
+        for (int64_t k = splits[i]; k < splits[i + 1]; k++)
+            PyList_SET_ITEM(row, (Py_ssize_t)(k - splits[i]), wp_new_int(ids[k]));
+        PyList_SET_ITEM(out, (Py_ssize_t)i, row);
+    }
+    return out;
+}
+
+enum { WANT_TYPES = 1, WANT_SPECIAL = 2, WANT_ATTENTION = 4, WANT_OFFSETS = 8, WANT_LISTS = 16 };
+
+typedef struct {
+    Py_buffer ids, offsets, splits, rows;
+    int have_offsets, have_rows;
+} views;
+
+static void release(views *v)
+{
+    PyBuffer_Release(&v->ids);
+    PyBuffer_Release(&v->splits);
+    if (v->have_offsets)
+        PyBuffer_Release(&v->offsets);
+    if (v->have_rows)
+        PyBuffer_Release(&v->rows);
+}
+
+static int read_views(PyObject *ids, PyObject *offsets, PyObject *splits, PyObject *rows,
+                      Py_ssize_t n_inputs, views *v, wp_sequences *s)
+{
+    memset(v, 0, sizeof *v);
+    if (column(splits, &v->splits, 8, n_inputs + 1, "row_splits") < 0)
+        return -1;
+    if (column(ids, &v->ids, 4, -1, "ids") < 0) {
+        PyBuffer_Release(&v->splits);
+        return -1;
+    }
+    Py_ssize_t n_rows = v->splits.len / 8 - 1, n_tokens = v->ids.len / 4;
+    const int64_t *sp = v->splits.buf;
+    int ok = sp[0] == 0 && sp[n_rows] <= n_tokens;
+    for (Py_ssize_t r = 0; ok && r < n_rows; r++)
+        ok = sp[r] <= sp[r + 1];
+    v->have_offsets = offsets != Py_None && ok
+                      && column(offsets, &v->offsets, 16, n_tokens, "offsets") == 0;
+    v->have_rows = rows != Py_None && ok && (offsets == Py_None || v->have_offsets)
+                   && column(rows, &v->rows, 8, n_inputs, "pair_rows") == 0;
+    if (!ok || (offsets != Py_None && !v->have_offsets) || (rows != Py_None && !v->have_rows)) {
+        if (!ok)
+            PyErr_SetString(PyExc_ValueError, "row_splits do not split the ids column");
+        release(v);
+        return -1;
+    }
+    const int64_t *pr = v->have_rows ? v->rows.buf : NULL;
+    for (Py_ssize_t i = 0; pr && i < n_inputs; i++) {
+        if (pr[i] < -1 || pr[i] >= n_rows) {
+            PyErr_Format(PyExc_ValueError, "pair_rows[%zd] = %lld is not a row", i,
+                         (long long)pr[i]);
+            release(v);
+            return -1;
+        }
+    }
+    *s = (wp_sequences){v->ids.buf, v->have_offsets ? v->offsets.buf : NULL, sp, pr, n_inputs};
+    return 0;
+}
+
+static PyObject *column_bytes(int64_t n, int want, int64_t **data)
+{
+    *data = NULL;
+    if (!want)
+        Py_RETURN_NONE;
+    PyObject *b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n * (int64_t)sizeof(int64_t)));
+    if (b)
+        *data = (int64_t *)PyByteArray_AS_STRING(b);
+    return b;
+}
+
+static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
+                                const wp_plan *pair, const wp_truncation *t,
+                                const wp_padding *p, const wp_layout *l, int want)
+{
+    int64_t total = l->row_splits[s->n_inputs];
+    wp_columns c;
+    PyObject *ids = column_bytes(total, 1, &c.ids);
+    PyObject *types = column_bytes(total, want & WANT_TYPES, &c.type_ids);
+    PyObject *special = column_bytes(total, want & WANT_SPECIAL, &c.special);
+    PyObject *attention = column_bytes(total, want & WANT_ATTENTION, &c.attention);
+    PyObject *offsets = column_bytes(2 * total, want & WANT_OFFSETS, &c.offsets);
+    PyObject *splits = PyByteArray_FromStringAndSize((const char *)l->row_splits,
+                                                     (Py_ssize_t)((s->n_inputs + 1) * 8));
+    if (!ids || !types || !special || !attention || !offsets || !splits) {
+        Py_XDECREF(ids); Py_XDECREF(types); Py_XDECREF(special);
+        Py_XDECREF(attention); Py_XDECREF(offsets); Py_XDECREF(splits);
+        return NULL;
+    }
+    wp_finish_write(s, single, pair, t, p, l, &c);
+    if (want & WANT_LISTS) {
+        PyObject *lists = ids_lists(c.ids, l->row_splits, s->n_inputs);
+        Py_DECREF(ids); Py_DECREF(types); Py_DECREF(special);
+        Py_DECREF(attention); Py_DECREF(offsets); Py_DECREF(splits);
+        return lists;
+    }
+    return Py_BuildValue("(NNNNNN)", ids, types, special, attention, offsets, splits);
+}
+
+/* finish(ids, offsets, row_splits, pair_rows, n_inputs, single, pair, truncation, padding,
+ *        want) -> list of id lists (want & 16), or (ids, type_ids, special_tokens_mask,
+ *        attention_mask, offsets, row_splits) int64 bytearrays (None: not wanted), or the
+ *        index of the first input truncation refuses (an int). */
+PyObject *wp_finish(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *ids, *offsets, *splits, *rows, *single_obj, *pair_obj, *trunc_obj, *pad_obj;
+    Py_ssize_t n_inputs;
+    int want;
+    if (!PyArg_ParseTuple(args, "OOOOnOOOOi", &ids, &offsets, &splits, &rows, &n_inputs,
+                          &single_obj, &pair_obj, &trunc_obj, &pad_obj, &want))
+        return NULL;
+    plan_store single, pair;
+    wp_truncation t;
+    wp_padding p;
+    if (n_inputs < 0 || read_plan(single_obj, &single) < 0 || read_plan(pair_obj, &pair) < 0
+        || read_truncation(trunc_obj, &t) < 0 || read_padding(pad_obj, &p) < 0)
+        return n_inputs < 0 ? PyErr_Format(PyExc_ValueError, "n_inputs < 0") : NULL;
+    views v;
+    wp_sequences s;
+    if (read_views(ids, offsets, splits, rows, n_inputs, &v, &s) < 0)
+        return NULL;
+    wp_layout l = {PyMem_Malloc(((size_t)n_inputs + 1) * 8), PyMem_Malloc(((size_t)n_inputs + 1) * 8),
+                   PyMem_Malloc(((size_t)n_inputs + 1) * 8), 0};
+    PyObject *out = NULL;
+    if (!l.keep1 || !l.keep2 || !l.row_splits) {
+        PyErr_NoMemory();
+    } else {
+        int64_t refused = wp_finish_layout(&s, &single.plan, &pair.plan, &t, &p, &l);
+        out = refused >= 0 ? PyLong_FromLongLong(refused)
+                           : finish_columns(&s, &single.plan, &pair.plan, &t, &p, &l, want);
+    }
+    PyMem_Free(l.keep1);
+    PyMem_Free(l.keep2);
+    PyMem_Free(l.row_splits);
+    release(&v);
+    return out;
+}
