@@ -45,6 +45,23 @@ def checked_word_count(index: int, item) -> tuple[str, numbers.Real]:
     return word, count
 
 
+def checked_table(counts) -> Mapping | None:
+    """``counts`` as a checked ``word -> count`` mapping read in place (None: not a mapping).
+
+    No pair per word and no sorted copy: a learner whose result does not depend on the
+    order reads the caller's mapping as it is (a ``WordCounts`` through its unordered
+    view, checked when it was made). Items are checked as ``ordered_pairs`` checks them.
+    """
+    if not isinstance(counts, Mapping):
+        return None
+    unordered = getattr(counts, "unordered", None)
+    if callable(unordered):
+        return unordered()
+    for index, item in enumerate(counts.items()):
+        checked_word_count(index, item)
+    return counts
+
+
 def integer_pairs(counts, *, canonical_order: bool = True) -> list[tuple[str, int]]:
     """Like ``ordered_pairs`` but requiring integer counts (for exact score arithmetic).
 
