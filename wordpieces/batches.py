@@ -163,7 +163,8 @@ class BatchFinisher:
         for key, flag in ARRAY_KEYS:
             if key in keys:
                 array = np.frombuffer(by_flag[flag], dtype=np.int64)
-                data[key] = array.reshape(shape + ((2,) if flag == WANT_OFFSETS else ()))
+                pairs = flag == WANT_OFFSETS and shape[1] > 0  # [[]] stays 2-D, as in np
+                data[key] = array.reshape(shape + ((2,) if pairs else ()))
         return data
 
     def _native(self, items: list, threads: int, want: int):

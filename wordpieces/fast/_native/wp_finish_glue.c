@@ -141,8 +141,11 @@ static int column(PyObject *obj, Py_buffer *view, Py_ssize_t width, Py_ssize_t c
     return 0;
 }
 
+/* The rows as lists of ints. The collector is paused meanwhile: every new list is a
+ * tracked container, and left running it would rescan them again and again. */
 static PyObject *ids_lists(const int64_t *ids, const int64_t *splits, int64_t n)
 {
+    int was_enabled = PyGC_Disable();
     PyObject *out = PyList_New((Py_ssize_t)n);
     for (int64_t i = 0; out && i < n; i++) {
         PyObject *row = PyList_New((Py_ssize_t)(splits[i + 1] - splits[i]));
@@ -154,6 +157,8 @@ static PyObject *ids_lists(const int64_t *ids, const int64_t *splits, int64_t n)
             PyList_SET_ITEM(row, (Py_ssize_t)(k - splits[i]), wp_new_int(ids[k]));
         PyList_SET_ITEM(out, (Py_ssize_t)i, row);
     }
+    if (was_enabled)
+        PyGC_Enable();
     return out;
 }
 

@@ -107,16 +107,21 @@ int64_t wp_finish_layout(const wp_sequences *s, const wp_plan *single, const wp_
     return -1;
 }
 
-/* Write `n` padding tokens at position `at`. */
+static void fill(int64_t *column, int64_t at, int64_t n, int64_t value)
+{
+    if (column)
+        for (int64_t k = at; k < at + n; k++)
+            column[k] = value;
+}
+
+/* Write `n` padding tokens at position `at` (column by column: tight loops). */
 static void write_padding(const wp_padding *p, wp_columns *c, int64_t at, int64_t n)
 {
-    for (int64_t k = at; k < at + n; k++) {
-        if (c->ids) c->ids[k] = p->pad_id;
-        if (c->type_ids) c->type_ids[k] = p->pad_type_id;
-        if (c->special) c->special[k] = 1;
-        if (c->attention) c->attention[k] = 0;
-        if (c->offsets) c->offsets[2 * k] = c->offsets[2 * k + 1] = 0;
-    }
+    fill(c->ids, at, n, p->pad_id);
+    fill(c->type_ids, at, n, p->pad_type_id);
+    fill(c->special, at, n, 1);
+    fill(c->attention, at, n, 0);
+    fill(c->offsets, 2 * at, 2 * n, 0);
 }
 
 /* Write `keep` tokens of sequence row `row` (cut as truncation says) at `at`. */
@@ -126,26 +131,24 @@ static void write_sequence(const wp_sequences *s, const wp_truncation *t, int64_
     int64_t start = s->splits[row];
     if (t->on && t->left)
         start += row_length(s, row) - keep;
+    const int32_t *ids = s->ids + start;
+    int64_t *out = c->ids + at;
     for (int64_t k = 0; k < keep; k++)
-        if (c->ids) c->ids[at + k] = s->ids[start + k];
-    for (int64_t k = 0; k < keep; k++) {
-        if (c->type_ids) c->type_ids[at + k] = type_id;
-        if (c->special) c->special[at + k] = 0;
-        if (c->attention) c->attention[at + k] = 1;
-    }
+        out[k] = ids[k];
+    fill(c->type_ids, at, keep, type_id);
+    fill(c->special, at, keep, 0);
+    fill(c->attention, at, keep, 1);
     if (c->offsets)
         memcpy(c->offsets + 2 * at, s->offsets + 2 * start, (size_t)keep * 2 * sizeof(int64_t));
 }
 
 static void write_specials(const wp_piece *piece, wp_columns *c, int64_t at)
 {
-    for (int64_t k = 0; k < piece->n_ids; k++) {
-        if (c->ids) c->ids[at + k] = piece->ids[k];
-        if (c->type_ids) c->type_ids[at + k] = piece->type_id;
-        if (c->special) c->special[at + k] = 1;
-        if (c->attention) c->attention[at + k] = 1;
-        if (c->offsets) c->offsets[2 * (at + k)] = c->offsets[2 * (at + k) + 1] = 0;
-    }
+    memcpy(c->ids + at, piece->ids, (size_t)piece->n_ids * sizeof(int64_t));
+    fill(c->type_ids, at, piece->n_ids, piece->type_id);
+    fill(c->special, at, piece->n_ids, 1);
+    fill(c->attention, at, piece->n_ids, 1);
+    fill(c->offsets, 2 * at, 2 * piece->n_ids, 0);
 }
 
 void wp_finish_write(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,

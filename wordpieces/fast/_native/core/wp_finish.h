@@ -66,7 +66,7 @@ typedef struct {
 int64_t wp_finish_layout(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
                          const wp_truncation *t, const wp_padding *p, wp_layout *out);
 
-/* The output columns (each sized row_splits[n]; NULL: not wanted). */
+/* The output columns (each sized row_splits[n]; ids always, the others NULL: not wanted). */
 typedef struct {
     int64_t *ids, *type_ids, *special, *attention, *offsets; /* offsets: 2 per token */
 } wp_columns;
