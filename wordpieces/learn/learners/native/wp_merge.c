@@ -3,8 +3,9 @@
  * Layout: all words in one int32 array (merges only shorten a word, in place); pairs in
  * an array indexed through an open-addressing table keyed by (u << 32 | v); each pair
  * lists the words that gained it (a word may be listed twice, or no longer hold the
- * pair: merging skips those, so the lists need no deletions). A pair whose count falls
- * to 0 frees its list and keeps its slot, ready to come back.
+ * pair: merging skips those, so the lists need no deletions); a list of one or two words
+ * sits inside the pair (most pairs are rare). A pair whose count falls to 0 frees its
+ * list and keeps its slot, ready to come back.
  *
  * The heap holds (merged, count, pair) as scored when pushed; an entry is valid while
  * the pair's count and its replaced occurrences are still those. Every change of either
@@ -15,7 +16,8 @@
  * level drops so that some LEVEL_BATCH more pairs come in. A pair whose counts change is
  * pushed if it reaches the level, so every pair at or above it has a valid entry, and
  * a pair below it replaces fewer occurrences than any valid entry: the first valid
- * entry is still the best pair.
+ * entry is still the best pair. When the heap is full it first drops its invalid
+ * entries (memory: most entries go stale), and grows only if half of it is still valid.
  */
 #include "wp_merge.h"
 
@@ -24,12 +26,16 @@
 
 #define LEVEL_BATCH 65536  /* pairs let into the heap each time the level drops */
 #define LEVEL_CAP 65536    /* merged counts above this share one histogram bucket */
+#define INLINE_HOLDERS 2   /* word lists this short live inside the pair (no malloc) */
 
 typedef struct {
     int32_t u, v;
     int64_t count;      /* adjacent occurrences, weighted by word counts */
-    int32_t *holders;   /* words that gained the pair (repeats and stale ones allowed) */
-    int32_t n_holders, cap_holders;
+    union {             /* words that gained the pair (repeats and stale ones allowed) */
+        int32_t *many;  /* n_holders > INLINE_HOLDERS: an array of its own */
+        int32_t few[INLINE_HOLDERS];  /* otherwise here: most pairs are rare */
+    } holders;
+    int32_t n_holders;  /* the array's capacity follows: the next power of two, 8 or more */
     uint32_t touched;   /* merge number that last changed the count */
 } pair_t;
 
@@ -159,12 +165,38 @@ static int32_t pair_of(wp_merger *m, int32_t u, int32_t v) {
     return p;
 }
 
+static int32_t *holders_of(pair_t *pair) {
+    return pair->n_holders > INLINE_HOLDERS ? pair->holders.many : pair->holders.few;
+}
+
+static void free_holders(pair_t *pair) {
+    if (pair->n_holders > INLINE_HOLDERS) free(pair->holders.many);
+    pair->holders.many = NULL;
+    pair->n_holders = 0;
+}
+
+/* Most pairs (a merged token beside a rare neighbour) are held by a word or two: their
+ * list stays inline; a longer one moves to an array of 8, doubled whenever it is full
+ * (the capacity is implied by the length: 8 bytes less per pair). */
 static int add_holder(pair_t *pair, int32_t word) {
-    if (pair->n_holders && pair->holders[pair->n_holders - 1] == word) return 0;
-    if (grow32((void **)&pair->holders, sizeof *pair->holders, &pair->cap_holders,
-               (size_t)pair->n_holders + 1) < 0)
-        return -1;
-    pair->holders[pair->n_holders++] = word;
+    int32_t n = pair->n_holders;
+    if (n && holders_of(pair)[n - 1] == word) return 0;
+    if (n < INLINE_HOLDERS) {
+        pair->holders.few[pair->n_holders++] = word;
+        return 0;
+    }
+    if (n == INT32_MAX) return -1;
+    if (n == INLINE_HOLDERS) {
+        int32_t *many = malloc(8 * sizeof *many);
+        if (!many) return -1;
+        memcpy(many, pair->holders.few, INLINE_HOLDERS * sizeof *many);
+        pair->holders.many = many;
+    } else if (n >= 8 && !(n & (n - 1))) {  /* full */
+        int32_t *bigger = realloc(pair->holders.many, 2 * (size_t)n * sizeof *bigger);
+        if (!bigger) return -1;
+        pair->holders.many = bigger;
+    }
+    pair->holders.many[pair->n_holders++] = word;
     return 0;
 }
 
@@ -225,8 +257,43 @@ static int before(const wp_merger *m, const entry_t *x, const entry_t *y) {
     return order < 0;
 }
 
+static void sift_down(wp_merger *m, size_t i, entry_t item) {
+    size_t n = m->n_heap;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && before(m, &m->heap[child + 1], &m->heap[child])) child++;
+        if (!before(m, &m->heap[child], &item)) break;
+        m->heap[i] = m->heap[child];
+        i = child;
+    }
+    m->heap[i] = item;
+}
+
+static int valid(const wp_merger *m, const entry_t *entry) {
+    return m->pairs[entry->pair].count == entry->count
+           && merged_of(m, entry->pair) == entry->merged;
+}
+
+/* Drop the entries no longer valid (every change pushes a fresh one, so most are
+ * stale) and heapify what is left: the heap stays near the live pairs it ranks. */
+static void compact_heap(wp_merger *m) {
+    size_t kept = 0;
+    for (size_t i = 0; i < m->n_heap; i++)
+        if (valid(m, &m->heap[i])) m->heap[kept++] = m->heap[i];
+    m->n_heap = kept;
+    for (size_t i = kept / 2; i-- > 0;) sift_down(m, i, m->heap[i]);
+}
+
 static int push(wp_merger *m, int32_t p) {
-    if (grow((void **)&m->heap, sizeof *m->heap, &m->cap_heap, m->n_heap + 1) < 0) return -1;
+    if (m->n_heap == m->cap_heap && m->n_heap >= 4096) {
+        compact_heap(m);
+        if (m->n_heap > m->cap_heap / 2 && grow((void **)&m->heap, sizeof *m->heap,
+                                                &m->cap_heap, m->cap_heap + 1) < 0)
+            return -1;
+    } else if (grow((void **)&m->heap, sizeof *m->heap, &m->cap_heap, m->n_heap + 1) < 0) {
+        return -1;
+    }
     entry_t entry = {merged_of(m, p), m->pairs[p].count, p};
     size_t i = m->n_heap++;
     while (i > 0 && before(m, &entry, &m->heap[(i - 1) / 2])) {
@@ -239,16 +306,7 @@ static int push(wp_merger *m, int32_t p) {
 
 static void pop_top(wp_merger *m) {
     entry_t last = m->heap[--m->n_heap];
-    size_t i = 0, n = m->n_heap;
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= n) break;
-        if (child + 1 < n && before(m, &m->heap[child + 1], &m->heap[child])) child++;
-        if (!before(m, &m->heap[child], &last)) break;
-        m->heap[i] = m->heap[child];
-        i = child;
-    }
-    if (n) m->heap[i] = last;
+    if (m->n_heap) sift_down(m, 0, last);
 }
 
 static int push_if_mergeable(wp_merger *m, int32_t p) {
@@ -351,7 +409,7 @@ int wp_merger_pop_best(wp_merger *m, int32_t *u, int32_t *v) {
         while (m->n_heap) {
             entry_t top = m->heap[0];
             pop_top(m);
-            if (m->pairs[top.pair].count == top.count && merged_of(m, top.pair) == top.merged) {
+            if (valid(m, &top)) {
                 *u = m->pairs[top.pair].u;
                 *v = m->pairs[top.pair].v;
                 return 1;
@@ -409,7 +467,7 @@ static int merge_word(wp_merger *m, int32_t w, int32_t a, int32_t b, int32_t new
  * early, so that their cache misses overlap with the work on this one. */
 static void prefetch_ahead(const wp_merger *m, int32_t p, int32_t h, int32_t n) {
 #if defined(__GNUC__) || defined(__clang__)
-    const int32_t *holders = m->pairs[p].holders;
+    const int32_t *holders = holders_of(&m->pairs[p]);
     if (h + 16 < n) __builtin_prefetch(&m->words[holders[h + 16]]);
     if (h + 4 < n) __builtin_prefetch(m->symbols + m->words[holders[h + 4]].start);
 #else
@@ -427,7 +485,7 @@ int wp_merger_merge(wp_merger *m, int32_t a, int32_t b, int32_t new_id) {
     /* Words gaining the pair during this merge are ones already merged: n is fixed. */
     int32_t n = m->pairs[p].n_holders;
     for (int32_t h = 0; h < n; h++) {
-        int32_t w = m->pairs[p].holders[h];
+        int32_t w = holders_of(&m->pairs[p])[h];
         prefetch_ahead(m, p, h, n);
         if (m->words[w].visited == m->merge_number) continue;
         m->words[w].visited = m->merge_number;
@@ -436,9 +494,7 @@ int wp_merger_merge(wp_merger *m, int32_t a, int32_t b, int32_t new_id) {
     for (size_t i = 0; i < m->n_changed; i++) {
         pair_t *pair = &m->pairs[m->changed[i]];
         if (pair->count == 0) {  /* gone: its word list goes, its slot stays */
-            free(pair->holders);
-            pair->holders = NULL;
-            pair->n_holders = pair->cap_holders = 0;
+            free_holders(pair);
         } else if (push_if_mergeable(m, m->changed[i]) < 0) {
             return -1;
         }
@@ -452,7 +508,7 @@ int wp_merger_merge(wp_merger *m, int32_t a, int32_t b, int32_t new_id) {
 
 void wp_merger_free(wp_merger *m) {
     if (!m) return;
-    for (int32_t p = 0; p < m->n_pairs; p++) free(m->pairs[p].holders);
+    for (int32_t p = 0; p < m->n_pairs; p++) free_holders(&m->pairs[p]);
     for (int32_t i = 0; i < m->n_names; i++) free(m->names[i].chars);
     free(m->pairs);
     free(m->keys);
