@@ -127,3 +127,40 @@ def test_a_risky_pattern_re2_cannot_run_is_refused_quietly(capfd):
 def test_re2_spelling_of_escapes():
     """\\uXXXX, \\UXXXXXXXX, an escaped space and \\Z have RE2 spellings."""
     assert unicode_classes_for_re2(r"\u00e9\U0001F600\ x\Z") == r"\x{00e9}\x{0001F600}\x{20}x\z"
+
+
+def _split_tokenizer_json(tmp_path, pattern: str) -> str:
+    import json
+
+    import wordpieces as wp
+
+    data = json.loads(wp.Tokenizer.from_vocab(["[UNK]", "a", "!"], flavor="huggingface")
+                      .to_str())
+    data["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": pattern},
+                             "behavior": "Isolated", "invert": False}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def test_a_risky_split_in_tokenizer_json_is_refused_at_load_without_the_extra(tmp_path,
+                                                                                 without_re2):
+    """The issue's case: a Split (a+)+$ in a file, refused at load naming file and field."""
+    import wordpieces as wp
+    from wordpieces.errors import FormatError
+
+    path = _split_tokenizer_json(tmp_path, "(a+)+$")
+    with pytest.raises(FormatError, match=r"tokenizer\.json: pre_tokenizer\.pattern: .*can take "
+                                          r"exponential time.*pip install 'wordpieces\[re2\]'"):
+        wp.load(path)
+
+
+def test_a_risky_split_in_tokenizer_json_encodes_in_linear_time_with_the_extra(tmp_path):
+    """(a+)+$ took ~50 s on 31 characters; with RE2, 200,001 take well under the limit."""
+    pytest.importorskip("re2")
+    path = _split_tokenizer_json(tmp_path, "(a+)+$")
+    code = ("import sys, wordpieces as wp; tok = wp.load(sys.argv[1]);"
+            "print(len(tok.encode('a' * 200000 + '!').ids), tok.encode('aaa').tokens)")
+    out = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.split("\n")[0] == "1 ['[UNK]']", out.stderr
