@@ -56,7 +56,7 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 
 from ..progress import ProgressOption, accepts_progress
-from .common import integer_pairs
+from .common import WordList, integer_words
 from .merge_scores import (
     DEFAULT_SCORE,
     Count,
@@ -113,12 +113,10 @@ def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = 
     if drop_unused is None:
         drop_unused = criterion.name == "count"
     specials = list(dict.fromkeys(special_tokens))
-    words = integer_pairs(counts, canonical_order=False)  # the result does not depend on it
+    words = integer_words(counts)  # in no set order: the result does not depend on it
     initial = list(initial_alphabet)  # read once: it may be an iterator
     chars = _alphabet_chars(words, limit_alphabet, initial)
-    words = [(w, c) for w, c in words if w and c > 0]
-    if limit_alphabet is not None:
-        words = [(w, c) for w, c in words if all(ch in chars for ch in w)]
+    words = _usable(words, chars if limit_alphabet is not None else None)
     with _no_cycle_collection():
         state = merge_state(words, continuing_subword_prefix, initial, chars,
                             min_frequency=min_frequency, criterion=criterion)
@@ -270,6 +268,18 @@ def _greedy_pieces(word: str, tables) -> list[str] | None:
     return pieces
 
 
+def _usable(words: WordList, chars: set[str] | None) -> WordList:
+    """The words with a count above 0 (and, given ``chars``, only those characters)."""
+    if chars is None and all(words.words) and all(count > 0 for count in words.counts):
+        return words  # the usual case: nothing to leave out, nothing to copy
+    kept, counts = [], []
+    for word, count in words:
+        if word and count > 0 and (chars is None or all(ch in chars for ch in word)):
+            kept.append(word)
+            counts.append(count)
+    return WordList(kept, counts)
+
+
 def _alphabet_chars(words, limit: int | None, initial: list[str]) -> set[str]:
     """Characters kept: those of ``initial``, then the most frequent (count, then char)."""
     for ch in initial:
@@ -300,15 +310,20 @@ class MergeState:
         self.contextual = criterion.contextual
         self.replaced = criterion.replaced
         self.reads_symbols = criterion.reads_symbols
-        spelled = [[w[0], *(prefix + ch for ch in w[1:])] for w, _ in words]
+        words = WordList.of(words)
+        firsts = {w[0] for w in words.words}
+        rests = set("".join(w[1:] for w in words.words))
         initial = [f for ch in initial_alphabet if ch in chars for f in (ch, prefix + ch)]
-        names = sorted({s for symbols in spelled for s in symbols} | set(initial))
+        names = sorted({*firsts, *(prefix + ch for ch in rests), *initial})
         self.names: list[str] = names
         self.ids = {name: i for i, name in enumerate(names)}
         self.symbol_count = [0] * len(names)
         self.total = 0
-        self.words = [[self.ids[s] for s in symbols] for symbols in spelled]
-        self.word_count = [c for _, c in words]
+        first_id = {ch: self.ids[ch] for ch in firsts}
+        rest_id = {ch: self.ids[prefix + ch] for ch in rests}.__getitem__
+        # ids straight from the characters: no "##x" string per character of every word
+        self.words = [[first_id[w[0]], *map(rest_id, w[1:])] for w in words.words]
+        self.word_count = words.counts
         self.pair_count: dict[tuple[int, int], int] = {}
         self.pair_words: dict[tuple[int, int], set[int]] = {}
         self.pairs_of: list[set[tuple[int, int]]] = [set() for _ in names]

@@ -6,7 +6,7 @@ Not handled here: counting text (``counting``) or any learning algorithm.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 
 def ordered_pairs(counts) -> list[tuple[str, numbers.Real]]:
@@ -60,6 +60,53 @@ def checked_table(counts) -> Mapping | None:
     for index, item in enumerate(counts.items()):
         checked_word_count(index, item)
     return counts
+
+
+class WordList:
+    """Words and their counts as two parallel lists: no ``(word, count)`` tuple per word.
+
+    A tuple per word costs 64 bytes, more than the word itself for most words. Iterating
+    gives ``(word, count)`` pairs, made one at a time, so code written for a list of
+    pairs reads it unchanged.
+    """
+
+    __slots__ = ("words", "counts")
+
+    def __init__(self, words: list[str], counts: list[int]):
+        self.words, self.counts = words, counts
+
+    @classmethod
+    def of(cls, pairs) -> WordList:
+        """``pairs`` (a ``WordList`` or ``(word, count)`` pairs) as a ``WordList``."""
+        if isinstance(pairs, WordList):
+            return pairs
+        pairs = pairs if isinstance(pairs, list) else list(pairs)
+        return cls([word for word, _ in pairs], [count for _, count in pairs])
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return zip(self.words, self.counts, strict=True)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+
+def integer_words(counts) -> WordList:
+    """``integer_pairs(counts, canonical_order=False)`` as a ``WordList``.
+
+    A mapping is read in place (``checked_table``): no pair per word, no sorted copy.
+    """
+    table = checked_table(counts)
+    if table is None:
+        return WordList.of(integer_pairs(counts, canonical_order=False))
+    words = list(table)
+    values = [table[word] for word in words]
+    for word, count in zip(words, values, strict=True):
+        if type(count) is not int:
+            if not isinstance(count, numbers.Integral):
+                raise TypeError(f"count {count!r} of {word!r} is not an integer")
+            values = [int(value) for value in values]
+            break
+    return WordList(words, values)
 
 
 def integer_pairs(counts, *, canonical_order: bool = True) -> list[tuple[str, int]]:

@@ -20,6 +20,7 @@ import os
 from typing import Any
 
 from ...errors import MissingDependencyError
+from .common import WordList
 
 __all__ = ["native_merge_error", "NativeCountState", "native_used_tokens"]
 
@@ -62,8 +63,9 @@ class NativeCountState:
 
     def __init__(self, words, prefix: str, initial_alphabet, chars, *, min_frequency: int):
         self.prefix = prefix
-        firsts = {w[0] for w, _ in words}
-        rests = set("".join(w[1:] for w, _ in words))
+        words = WordList.of(words)
+        firsts = {w[0] for w in words.words}
+        rests = set("".join(w[1:] for w in words.words))
         initial = [f for ch in initial_alphabet if ch in chars for f in (ch, prefix + ch)]
         self.names: list[str] = sorted({*firsts, *(prefix + ch for ch in rests), *initial})
         self.ids = {name: i for i, name in enumerate(self.names)}
@@ -72,7 +74,7 @@ class NativeCountState:
         # A character never seen first (or never after it) needs no id there: no word
         # spells it that way.
         self.merger = _merge_native.CountMerger(
-            [w for w, _ in words], [c for _, c in words], [ord(ch) for ch in table],
+            words.words, words.counts, [ord(ch) for ch in table],
             [self.ids.get(ch, 0) for ch in table],
             [self.ids.get(prefix + ch, 0) for ch in table],
             self.names, min_frequency)
@@ -99,5 +101,5 @@ class NativeCountState:
 def native_used_tokens(words, vocab: set[str], prefix: str) -> set[str]:
     """The tokens of ``vocab`` the greedy longest-match-first segmentation of ``words`` uses."""
     tokens = list(vocab)
-    flags = _merge_native.used_tokens([w for w, _ in words], tokens, prefix)
+    flags = _merge_native.used_tokens(WordList.of(words).words, tokens, prefix)
     return {token for token, used in zip(tokens, flags, strict=True) if used}
