@@ -99,7 +99,7 @@ class SequenceEncoder:
         """
         slow = self._slow(texts)
         fast = self.word_encoder.encode_batch_raw(
-            [t for i, t in enumerate(texts) if i not in slow], num_threads)
+            [t for i, t in enumerate(texts) if i not in slow] if slow else texts, num_threads)
         layouts = {t: layout or Layout(self.id_tokens, t) for t in set(type_ids)}
         if not slow and len(layouts) == 1:  # the common case, one object per text
             return [LazyEncoding(raw, layouts[type_ids[0]]) for raw in fast]
@@ -139,8 +139,9 @@ class SequenceEncoder:
 
     def _slow(self, texts: list[str]) -> set[int]:
         """Indices of the texts holding a literal added token (checked to be str)."""
-        for text in texts:
-            check_text(text)
+        if not set(map(type, texts)) <= {str}:  # one pass in C; subclasses checked below
+            for text in texts:
+                check_text(text)
         if not self.match or not (self.added.has_normalized or
                                   self.added.appears_in_any(texts)):
             return set()

@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Iterable
 
-from .batches import BatchFinisher, unzip
+from .batches import BatchFinisher, unzip_fast
 from .encoding.batch_encoding import BatchEncoding, call_tokenizer
 from .encoding.encoding import Encoding
 from .encoding.finishing import Finisher, pad, pad_batch
@@ -477,8 +477,9 @@ class Tokenizer(TransformersMixin):
     def _encode_many_now(self, items: list, add_special_tokens: bool,
                          truncation: TruncationParams | None, padding: PaddingParams | None,
                          num_threads: int | None) -> list[Encoding]:
-        firsts, pairs = unzip(items)
-        seconds = [p for p in pairs if p is not None]
+        firsts, maybe_pairs = unzip_fast(items)
+        pairs = [None] * len(firsts) if maybe_pairs is None else maybe_pairs
+        seconds = [] if maybe_pairs is None else [p for p in pairs if p is not None]
         layout = (None if self.post_processor is None
                   else self.post_processor.single_layout(self._seq.id_tokens,
                                                           add_special_tokens))

@@ -126,36 +126,61 @@ def _transpose(extras: tuple[Extra, ...]) -> tuple[tuple, ...]:
     return tuple(zip(*extras, strict=True)) if extras else ((), (), (), ())
 
 
-def _build(index: int, raw, layout: Layout) -> list:
-    """List ``FIELDS[index]`` of ``raw`` in ``layout``."""
-    frame = layout.frames[index]
-    if index == 0:
-        return raw.ids(*frame)
-    if index == 1:
-        return raw.tokens(layout.id_tokens, *frame)
-    if index == 2:
-        return raw.offsets(*frame)
-    if index == 3:
-        return raw.word_ids(*frame)
-    before, after, value = frame
-    return [*before, *(value,) * len(raw), *after]
+def _ids(raw, layout: Layout) -> list:
+    return raw.ids(*layout.frames[0])
+
+
+def _tokens(raw, layout: Layout) -> list:
+    return raw.tokens(layout.id_tokens, *layout.frames[1])
+
+
+def _offsets(raw, layout: Layout) -> list:
+    return raw.offsets(*layout.frames[2])
+
+
+def _word_ids(raw, layout: Layout) -> list:
+    return raw.word_ids(*layout.frames[3])
+
+
+def _per_token(index: int):
+    """The builder of list ``FIELDS[index]`` that holds one value per sequence token."""
+    def build(raw, layout: Layout) -> list:
+        before, after, value = layout.frames[index]
+        return [*before, *(value,) * len(raw), *after]
+    return build
+
+
+# The builder of each list of FIELDS, from the raw tokens and the layout.
+_BUILDERS = (_ids, _tokens, _offsets, _word_ids, _per_token(4), _per_token(5), _per_token(6))
+
+
+# LazyEncoding._state bits: one per FIELDS entry (set: that list is in its slot), and
+# TOUCHED (something was read or set: the encoding is no longer fresh).
+TOUCHED = 1 << len(FIELDS)
 
 
 def _lazy_field(index: int) -> property:
-    """A property for ``FIELDS[index]``: the list is built on first read, then kept."""
+    """A property for ``FIELDS[index]``: the list is built on first read, then kept.
+
+    It lives in Encoding's own slot; a bit of ``_state`` says it is there (no extra
+    container per encoding, which the garbage collector would scan again and again).
+    """
+    build = _BUILDERS[index]
+    slot = Encoding.__dict__[FIELDS[index]]
+    load, store = slot.__get__, slot.__set__
+    bit = 1 << index
+
     def get(self):
-        lists = self._lists
-        if lists is None:
-            lists = self._lists = [None] * len(FIELDS)
-        value = lists[index]
-        if value is None:
-            value = lists[index] = _build(index, self._raw, self._layout)
+        if self._state & bit:
+            return load(self)
+        value = build(self._raw, self._layout)
+        store(self, value)
+        self._state |= bit | TOUCHED
         return value
 
     def put(self, value) -> None:
-        if self._lists is None:
-            self._lists = [None] * len(FIELDS)
-        self._lists[index] = value
+        store(self, value)
+        self._state |= bit | TOUCHED
 
     return property(get, put, doc=f"{FIELDS[index]} (built on first read)")
 
@@ -165,8 +190,7 @@ def _window_field(name: str, build) -> property:
     slot = Encoding.__dict__[name]
 
     def get(self):
-        if self._lists is None:
-            self._lists = [None] * len(FIELDS)
+        self._state |= TOUCHED
         try:
             return slot.__get__(self)
         except AttributeError:  # first read
@@ -175,8 +199,7 @@ def _window_field(name: str, build) -> property:
             return value
 
     def put(self, value) -> None:
-        if self._lists is None:
-            self._lists = [None] * len(FIELDS)
+        self._state |= TOUCHED
         slot.__set__(self, value)
 
     return property(get, put, doc=f"{name} (set on first read)")
@@ -192,12 +215,12 @@ class LazyEncoding(Encoding):
     (['[CLS]', 'hi', '##s'], [(0, 0), (0, 2), (2, 3)], {0: (1, 3)})
     """
 
-    # _lists: None while fresh (nothing read or set), then one slot per FIELDS entry.
-    # The windows and ranges live in Encoding's own slots, set when first read.
-    __slots__ = ("_raw", "_layout", "_lists")
+    # _state: 0 while fresh (nothing read or set), then bits (see TOUCHED). The lists,
+    # windows and ranges live in Encoding's own slots, set when first read.
+    __slots__ = ("_raw", "_layout", "_state")
 
     def __init__(self, raw, layout: Layout):
-        self._raw, self._layout, self._lists = raw, layout, None
+        self._raw, self._layout, self._state = raw, layout, 0
 
     # Encoding's lists, one property each over the slot list (order of FIELDS).
     ids = _lazy_field(0)
@@ -215,11 +238,11 @@ class LazyEncoding(Encoding):
     @property
     def fresh(self) -> bool:
         """True while nothing has been read from it or set on it."""
-        return self._lists is None
+        return not self._state
 
     def relayout(self, layout: Layout) -> LazyEncoding:
         """Put the raw tokens in another layout (only while ``fresh``); return self."""
-        assert self._lists is None, "relayout of an encoding already read"
+        assert not self._state, "relayout of an encoding already read"
         self._layout = layout
         return self
 
@@ -227,14 +250,14 @@ class LazyEncoding(Encoding):
             pad_type_id: int = 0, pad_token: str = "[PAD]") -> None:
         """Pad as ``Encoding.pad`` does; while fresh, only the layout changes."""
         n = length - len(self)
-        if n <= 0 or self._lists is not None:
+        if n <= 0 or self._state:
             super().pad(length, direction=direction, pad_id=pad_id, pad_type_id=pad_type_id,
                         pad_token=pad_token)
             return
         self._layout = self._layout.padded(n, direction, (pad_id, pad_token, pad_type_id, 0))
 
     def __len__(self) -> int:
-        if self._lists is None:
+        if not self._state:
             return len(self._layout.prefix) + len(self._raw) + len(self._layout.suffix)
         return len(self.ids)
 

@@ -227,11 +227,8 @@ class NativeWordEncoder(_Batching):
         return self._core.encode_batch(texts, offsets, True, _thread_count(num_threads))
 
     def _raw_texts(self, texts, threads: int) -> list:
-        ids, offsets, word_ids, row_splits = self._core.encode_batch(texts, True, True, threads)
-        columns = _Columns(ids, offsets, word_ids)
-        splits = memoryview(row_splits).cast("q").tolist()  # int64, as the C code writes
-        return [ColumnTokens(columns, start, stop)
-                for start, stop in zip(splits, splits[1:], strict=False)]
+        """One ``ColumnTokens`` (the C type ``Row``) per text, made in one call."""
+        return _core.rows(*self._core.encode_batch(texts, True, True, threads))
 
     def _lookup(self, cp: int) -> tuple[str, bytes]:
         """Teach the C table one character: its class and what it normalizes to."""
@@ -242,41 +239,10 @@ class NativeWordEncoder(_Batching):
         return self.reference.encode(text) if offsets else self.reference.encode_ids(text)
 
 
-class _Columns:
-    """A native batch's flat outputs: ids int32, offsets int64 pairs, word ids int32."""
-
-    __slots__ = ("ids", "offsets", "word_ids")
-
-    def __init__(self, ids: bytearray, offsets: bytearray, word_ids: bytearray):
-        self.ids, self.offsets, self.word_ids = ids, offsets, word_ids
-
-
-class ColumnTokens:
-    """One text's tokens in a native batch's columns; C builds a list when one is asked.
-
-    Methods as ``lazy_encoding.ListTokens``.
-    """
-
-    __slots__ = ("_columns", "_start", "_stop")
-
-    def __init__(self, columns: _Columns, start: int, stop: int):
-        self._columns, self._start, self._stop = columns, start, stop
-
-    def __len__(self) -> int:
-        return self._stop - self._start
-
-    def ids(self, before: tuple = (), after: tuple = ()) -> list[int]:
-        return _core.int_list(self._columns.ids, self._start, self._stop, before, after)
-
-    def tokens(self, names: list, before: tuple = (), after: tuple = ()) -> list[str]:
-        return _core.name_list(self._columns.ids, self._start, self._stop, names, before,
-                               after)
-
-    def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
-        return _core.pair_list(self._columns.offsets, self._start, self._stop, before, after)
-
-    def word_ids(self, before: tuple = (), after: tuple = ()) -> list[int | None]:
-        return _core.int_list(self._columns.word_ids, self._start, self._stop, before, after)
+# One text's tokens in a native batch's columns; C builds a list when one is asked
+# (``wp_rows.c``). Methods as ``lazy_encoding.ListTokens``; never scanned by the
+# collector (it holds only the batch's bytearrays).
+ColumnTokens = None if _core is None else _core.Row
 
 
 # ---------------------------------------------------------------- whole batches in C

@@ -117,6 +117,17 @@ static PyObject *row_list(PyObject *column, Py_ssize_t width, Py_ssize_t start, 
     return list;
 }
 
+/* One row of a column as a list, by kind (wp_module.h's WP_ROW_*). */
+PyObject *wp_row_list(int kind, PyObject *column, Py_ssize_t start, Py_ssize_t stop,
+                      PyObject *before, PyObject *after, PyObject *names)
+{
+    if (kind == WP_ROW_PAIRS)
+        return row_list(column, 2 * sizeof(int64_t), start, stop, before, after, pair_item, NULL);
+    if (kind == WP_ROW_NAMES)
+        return row_list(column, sizeof(int32_t), start, stop, before, after, name_item, names);
+    return row_list(column, sizeof(int32_t), start, stop, before, after, int_item, NULL);
+}
+
 /* int_list(column, start, stop, before, after): int32 items [start, stop) as ints */
 PyObject *wp_int_list(PyObject *module, PyObject *args)
 {

@@ -243,6 +243,8 @@ static PyMethodDef core_functions[] = {
      "pair_list(int64 pair column, start, stop, before, after) -> list of tuples"},
     {"name_list", wp_name_list, METH_VARARGS,
      "name_list(int32 column, start, stop, names, before, after) -> list of names[id]"},
+    {"rows", wp_rows, METH_VARARGS,
+     "rows(ids, offsets, word_ids, row_splits) -> [Row] per text (bytearray columns)"},
     {"unzip", wp_unzip, METH_O,
      "unzip(items) -> (first texts + pair texts, pair_rows int64 or None), or None"},
     {"finish", wp_finish, METH_VARARGS,
@@ -257,7 +259,8 @@ static struct PyModuleDef core_module = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    if (PyType_Ready(&EncoderType) < 0 || wp_init_int_cache() < 0)
+    if (PyType_Ready(&EncoderType) < 0 || PyType_Ready(&WpRowType) < 0
+        || wp_init_int_cache() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (!m)
@@ -265,6 +268,12 @@ PyMODINIT_FUNC PyInit__core(void)
     Py_INCREF(&EncoderType);
     if (PyModule_AddObject(m, "Encoder", (PyObject *)&EncoderType) < 0) {
         Py_DECREF(&EncoderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&WpRowType);
+    if (PyModule_AddObject(m, "Row", (PyObject *)&WpRowType) < 0) {
+        Py_DECREF(&WpRowType);
         Py_DECREF(m);
         return NULL;
     }

@@ -53,6 +53,13 @@ PyObject *wp_int_pair(int64_t a, int64_t b); /* (a, b), untracked by the collect
 PyObject *wp_int_list(PyObject *module, PyObject *args);
 PyObject *wp_pair_list(PyObject *module, PyObject *args);
 PyObject *wp_name_list(PyObject *module, PyObject *args);
+enum { WP_ROW_INTS = 0, WP_ROW_PAIRS = 1, WP_ROW_NAMES = 2 };
+PyObject *wp_row_list(int kind, PyObject *column, Py_ssize_t start, Py_ssize_t stop,
+                      PyObject *before, PyObject *after, PyObject *names);
+
+/* wp_rows.c: the Row type (one text's tokens in a batch's columns) */
+extern PyTypeObject WpRowType;
+PyObject *wp_rows(PyObject *module, PyObject *args);
 
 /* wp_finish_glue.c: a batch's items split, and its sequences finished, in C */
 PyObject *wp_unzip(PyObject *module, PyObject *items);

@@ -1,0 +1,144 @@
+/* Row: one text's raw tokens in a native batch's flat columns (backend.ColumnTokens).
+ *
+ * A LazyEncoding holds one Row per text and asks it for a list when one of its fields
+ * is first read. Rows are made for a whole batch in one call (_core.rows), and hold
+ * only bytearrays, which hold no objects: a Row can be in no reference cycle, so it is
+ * not a garbage-collected type and the collector never scans the batch's rows.
+ * Not handled here: the lists themselves (wp_columns.c), what goes around them
+ * (lazy_encoding.Layout).
+ */
+#include "wp_module.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *ids, *offsets, *word_ids; /* bytearrays: int32, int64 pairs, int32 */
+    Py_ssize_t start, stop;
+} RowObject;
+
+static void Row_dealloc(RowObject *self)
+{
+    Py_XDECREF(self->ids);
+    Py_XDECREF(self->offsets);
+    Py_XDECREF(self->word_ids);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t Row_length(RowObject *self)
+{
+    return self->stop - self->start;
+}
+
+/* (before=(), after=()) from a fast call's arguments, after `skip` leading ones. */
+static int frame_args(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t skip,
+                      PyObject **before, PyObject **after, const char *name)
+{
+    static PyObject *empty;
+    if (!empty && !(empty = PyTuple_New(0)))
+        return -1;
+    if (nargs < skip || nargs > skip + 2) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd to %zd arguments (%zd given)", name,
+                     skip, skip + 2, nargs);
+        return -1;
+    }
+    *before = nargs > skip ? args[skip] : empty;
+    *after = nargs > skip + 1 ? args[skip + 1] : empty;
+    return 0;
+}
+
+static PyObject *Row_ids(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *before, *after;
+    if (frame_args(args, nargs, 0, &before, &after, "ids") < 0)
+        return NULL;
+    return wp_row_list(WP_ROW_INTS, self->ids, self->start, self->stop, before, after, NULL);
+}
+
+static PyObject *Row_word_ids(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *before, *after;
+    if (frame_args(args, nargs, 0, &before, &after, "word_ids") < 0)
+        return NULL;
+    return wp_row_list(WP_ROW_INTS, self->word_ids, self->start, self->stop, before, after,
+                       NULL);
+}
+
+static PyObject *Row_offsets(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *before, *after;
+    if (frame_args(args, nargs, 0, &before, &after, "offsets") < 0)
+        return NULL;
+    return wp_row_list(WP_ROW_PAIRS, self->offsets, self->start, self->stop, before, after,
+                       NULL);
+}
+
+static PyObject *Row_tokens(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *before, *after;
+    if (frame_args(args, nargs, 1, &before, &after, "tokens") < 0)
+        return NULL;
+    if (!PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "tokens(names, ...): names must be a list");
+        return NULL;
+    }
+    return wp_row_list(WP_ROW_NAMES, self->ids, self->start, self->stop, before, after,
+                       args[0]);
+}
+
+static PyMethodDef Row_methods[] = {
+    {"ids", (PyCFunction)(void (*)(void))Row_ids, METH_FASTCALL,
+     "ids(before=(), after=()) -> before + this row's ids + after"},
+    {"tokens", (PyCFunction)(void (*)(void))Row_tokens, METH_FASTCALL,
+     "tokens(names, before=(), after=()) -> the names of the ids, framed"},
+    {"offsets", (PyCFunction)(void (*)(void))Row_offsets, METH_FASTCALL,
+     "offsets(before=(), after=()) -> (start, end) tuples, framed"},
+    {"word_ids", (PyCFunction)(void (*)(void))Row_word_ids, METH_FASTCALL,
+     "word_ids(before=(), after=()) -> word indices, framed"},
+    {NULL, NULL, 0, NULL}};
+
+static PySequenceMethods Row_as_sequence = {.sq_length = (lenfunc)Row_length};
+
+PyTypeObject WpRowType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "wordpieces.fast._native._core.Row",
+    .tp_basicsize = sizeof(RowObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One text's tokens in a native batch's columns (made by rows()).",
+    .tp_dealloc = (destructor)Row_dealloc,
+    .tp_as_sequence = &Row_as_sequence,
+    .tp_methods = Row_methods,
+};
+
+/* rows(ids, offsets, word_ids, row_splits) -> [Row] per text; the columns are the
+ * bytearrays encode_batch(..., offsets=True, arrays=True) returns. */
+PyObject *wp_rows(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *ids, *offsets, *word_ids, *splits;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!:rows", &PyByteArray_Type, &ids, &PyByteArray_Type,
+                          &offsets, &PyByteArray_Type, &word_ids, &PyByteArray_Type, &splits))
+        return NULL;
+    Py_ssize_t n = PyByteArray_GET_SIZE(splits) / (Py_ssize_t)sizeof(int64_t) - 1;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "rows: row_splits is empty");
+        return NULL;
+    }
+    const int64_t *sp = (const int64_t *)PyByteArray_AS_STRING(splits);
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        RowObject *row = PyObject_New(RowObject, &WpRowType);
+        if (!row) {
+            Py_CLEAR(out);
+            break;
+        }
+        Py_INCREF(ids);
+        Py_INCREF(offsets);
+        Py_INCREF(word_ids);
+        row->ids = ids;
+        row->offsets = offsets;
+        row->word_ids = word_ids;
+        row->start = (Py_ssize_t)sp[i];
+        row->stop = (Py_ssize_t)sp[i + 1];
+        PyList_SET_ITEM(out, i, (PyObject *)row);
+    }
+    return out;
+}
