@@ -1,15 +1,15 @@
 /* Bottom-up merging by count: see wp_merge.h. The reference is bottom_up.MergeState.
  *
  * Layout: all words in one int32 array (merges only shorten a word, in place); pairs in
- * an array indexed through an open-addressing table keyed by (u << 32 | v); each pair
+ * an array indexed through an open-addressing table hashed by (u << 32 | v); each pair
  * lists the words that gained it (a word may be listed twice, or no longer hold the
  * pair: merging skips those, so the lists need no deletions); a list of one or two words
  * sits inside the pair (most pairs are rare). A pair whose count falls to 0 frees its
  * list and keeps its slot, ready to come back.
  *
- * The heap holds (merged, count, pair) as scored when pushed; an entry is valid while
- * the pair's count and its replaced occurrences are still those. Every change of either
- * pushes a fresh entry, so each live pair replacing at least `level` occurrences has a
+ * The heap holds (merged, pair) as scored when pushed; an entry is valid while the
+ * pair's replaced occurrences are still those (see valid()). Every change of its count
+ * or of those pushes a fresh entry, so each live pair replacing at least `level` occurrences has a
  * valid entry, and the first valid entry popped is the best pair: the same rule as
  * MergeState's heap, hence the same merges. Pairs below `level` (most pairs of a large
  * corpus are rare and never merged) stay out of the heap until it runs dry; then the
@@ -41,8 +41,7 @@ typedef struct {
 
 typedef struct {
     int64_t merged;     /* occurrences a merge replaces, when pushed */
-    int64_t count;      /* the pair's count, when pushed */
-    int32_t pair;
+    int32_t pair;       /* 16 bytes: the heap ranks every live pair of a large corpus */
 } entry_t;
 
 typedef struct {
@@ -68,8 +67,7 @@ struct wp_merger {
 
     pair_t *pairs;
     int32_t n_pairs, cap_pairs;
-    uint64_t *keys;     /* open addressing: key + 1 (0 = empty) */
-    int32_t *slots;
+    int32_t *slots;     /* open addressing by (u, v): pair + 1 (0 = empty); 4 bytes a slot */
     size_t cap_table;   /* a power of two */
 
     entry_t *heap;
@@ -116,34 +114,27 @@ static size_t slot_of(uint64_t key, size_t cap) {  /* splitmix64's finalizer */
 }
 
 static int32_t find_pair(const wp_merger *m, int32_t u, int32_t v) {
-    uint64_t key = pair_key(u, v) + 1;
-    for (size_t i = slot_of(key, m->cap_table);; i = (i + 1) & (m->cap_table - 1)) {
-        if (m->keys[i] == key) return m->slots[i];
-        if (m->keys[i] == 0) return -1;
+    for (size_t i = slot_of(pair_key(u, v), m->cap_table);; i = (i + 1) & (m->cap_table - 1)) {
+        int32_t slot = m->slots[i];
+        if (!slot) return -1;
+        const pair_t *pair = &m->pairs[slot - 1];
+        if (pair->u == u && pair->v == v) return slot - 1;
     }
 }
 
-static void table_put(uint64_t *keys, int32_t *slots, size_t cap, uint64_t key, int32_t pair) {
+static void table_put(int32_t *slots, size_t cap, uint64_t key, int32_t pair) {
     size_t i = slot_of(key, cap);
-    while (keys[i]) i = (i + 1) & (cap - 1);
-    keys[i] = key;
-    slots[i] = pair;
+    while (slots[i]) i = (i + 1) & (cap - 1);
+    slots[i] = pair + 1;
 }
 
 static int grow_table(wp_merger *m) {
     size_t cap = m->cap_table ? m->cap_table * 2 : 1024;
-    uint64_t *keys = calloc(cap, sizeof *keys);
-    int32_t *slots = malloc(cap * sizeof *slots);
-    if (!keys || !slots) {
-        free(keys);
-        free(slots);
-        return -1;
-    }
-    for (size_t i = 0; i < m->cap_table; i++)
-        if (m->keys[i]) table_put(keys, slots, cap, m->keys[i], m->slots[i]);
-    free(m->keys);
+    int32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots) return -1;
+    for (int32_t p = 0; p < m->n_pairs; p++)
+        table_put(slots, cap, pair_key(m->pairs[p].u, m->pairs[p].v), p);
     free(m->slots);
-    m->keys = keys;
     m->slots = slots;
     m->cap_table = cap;
     return 0;
@@ -161,7 +152,7 @@ static int32_t pair_of(wp_merger *m, int32_t u, int32_t v) {
     memset(pair, 0, sizeof *pair);
     pair->u = u;
     pair->v = v;
-    table_put(m->keys, m->slots, m->cap_table, pair_key(u, v) + 1, p);
+    table_put(m->slots, m->cap_table, pair_key(u, v), p);
     return p;
 }
 
@@ -270,9 +261,13 @@ static void sift_down(wp_merger *m, size_t i, entry_t item) {
     m->heap[i] = item;
 }
 
+/* An entry is valid while its pair still replaces the occurrences it was pushed with
+ * (and is seen often enough). For (u, v), u != v, that is its count; for (s, s), whose
+ * count may change while the occurrences replaced do not, a fresh entry with the same
+ * key was pushed on that change: either one gives the same pair at the same place. */
 static int valid(const wp_merger *m, const entry_t *entry) {
-    return m->pairs[entry->pair].count == entry->count
-           && merged_of(m, entry->pair) == entry->merged;
+    return merged_of(m, entry->pair) == entry->merged
+           && m->pairs[entry->pair].count >= m->floor;
 }
 
 /* Drop the entries no longer valid (every change pushes a fresh one, so most are
@@ -294,7 +289,7 @@ static int push(wp_merger *m, int32_t p) {
     } else if (grow((void **)&m->heap, sizeof *m->heap, &m->cap_heap, m->n_heap + 1) < 0) {
         return -1;
     }
-    entry_t entry = {merged_of(m, p), m->pairs[p].count, p};
+    entry_t entry = {merged_of(m, p), p};
     size_t i = m->n_heap++;
     while (i > 0 && before(m, &entry, &m->heap[(i - 1) / 2])) {
         m->heap[i] = m->heap[(i - 1) / 2];
@@ -511,7 +506,6 @@ void wp_merger_free(wp_merger *m) {
     for (int32_t p = 0; p < m->n_pairs; p++) free_holders(&m->pairs[p]);
     for (int32_t i = 0; i < m->n_names; i++) free(m->names[i].chars);
     free(m->pairs);
-    free(m->keys);
     free(m->slots);
     free(m->heap);
     free(m->changed);
