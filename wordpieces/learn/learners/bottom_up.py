@@ -325,7 +325,10 @@ class MergeState:
         self.words = [[first_id[w[0]], *map(rest_id, w[1:])] for w in words.words]
         self.word_count = words.counts
         self.pair_count: dict[tuple[int, int], int] = {}
-        self.pair_words: dict[tuple[int, int], set[int]] = {}
+        # pair -> the words that gained it, in order (a word may be listed twice, or no
+        # longer hold the pair: merging skips those). A list, not a set: a quarter of
+        # the memory, and most of the learner's memory is these lists.
+        self.pair_words: dict[tuple[int, int], list[int]] = {}
         self.pairs_of: list[set[tuple[int, int]]] = [set() for _ in names]
         self.product: dict[tuple[int, int], int] = {}  # pair -> id of u+v, if a symbol
         self.self_merges: dict[int, int] = {}  # s -> occurrences a merge (s, s) replaces
@@ -359,14 +362,15 @@ class MergeState:
     def _link(self, pair, index: int) -> None:
         holders = self.pair_words.get(pair)
         if holders is None:
-            holders = self.pair_words[pair] = set()
+            holders = self.pair_words[pair] = []
             self.pairs_of[pair[0]].add(pair)
             self.pairs_of[pair[1]].add(pair)
             if self.contextual:
                 product = self.ids.get(self.names[pair[0]] + self.names[pair[1]][len(self.prefix):])
                 if product is not None:
                     self.product[pair] = product
-        holders.add(index)
+        if not holders or holders[-1] != index:
+            holders.append(index)
 
     def _unlink(self, pair) -> None:
         self.pair_count.pop(pair, None)
@@ -661,14 +665,12 @@ class MergeState:
 
     def _recount_runs(self, index: int, before: list[int], after: list[int], symbols,
                       runs: set) -> None:
-        holders = self.pair_words
-        for s in symbols:
-            if index in holders.get((s, s), ()):
-                change = _run_halves(after, s) - _run_halves(before, s)
-                if change:
-                    self.self_merges[s] = (self.self_merges.get(s, 0)
-                                           + change * self.word_count[index])
-                    runs.add(s)
+        for s in symbols:  # a word without a run of s before or after changes nothing
+            change = _run_halves(after, s) - _run_halves(before, s)
+            if change:
+                self.self_merges[s] = (self.self_merges.get(s, 0)
+                                       + change * self.word_count[index])
+                runs.add(s)
 
     def _shift(self, delta: dict, old, new, count: int, index: int) -> None:
         delta[old] = delta.get(old, 0) - count
@@ -676,8 +678,8 @@ class MergeState:
         holders = self.pair_words.get(new)
         if holders is None:
             self._link(new, index)
-        else:
-            holders.add(index)
+        elif holders[-1] != index:
+            holders.append(index)
 
     def _compact(self) -> None:
         """Rebuild the heap from live pairs once stale entries dominate it (memory)."""
