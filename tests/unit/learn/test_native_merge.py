@@ -171,3 +171,21 @@ def backend(choice: str):
             del os.environ["WORDPIECES_BACKEND"]
         else:
             os.environ["WORDPIECES_BACKEND"] = before
+
+
+@needs_native
+@pytest.mark.parametrize("min_frequency", [0, 3])
+def test_same_merges_with_many_rare_pairs(min_frequency):
+    """Thousands of rare pairs (a large alphabet, random words, runs of one letter): the
+    C heap fills, drops its invalid entries and grows many times over, and word lists
+    move from inside their pair to arrays of their own; the merges stay Python's."""
+    import random
+
+    rng = random.Random(11)
+    letters = [chr(c) for c in range(0x3B1, 0x3B1 + 24)] + list("abcdefghijklmnopqrstuvwxyz")
+    counts = {}
+    while len(counts) < 4000:
+        word = "".join(rng.choice(letters) for _ in range(rng.randint(2, 10)))
+        counts[word * rng.choice([1, 1, 1, 2])] = rng.choice([1, 1, 2, 3, 5, 40])
+    python, native = both_states(counts, min_frequency=min_frequency)
+    assert len(merges_side_by_side(python, native, limit=2500)) == 2500

@@ -9,7 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wordpieces.learn.counting import WordCounts
-from wordpieces.learn.learners.top_down import _final_vocabulary, _piece_starts, learn_top_down
+from wordpieces.learn.learners.top_down import (
+    ThresholdLearner,
+    _final_vocabulary,
+    _piece_starts,
+    learn_top_down,
+)
 
 TF_CASES = json.loads((Path(__file__).parent / "data" / "top_down_tf_cases.json")
                       .read_text(encoding="utf-8"))
@@ -118,3 +123,40 @@ def test_random_words_keep_every_character():
     chars = {ch for w, _ in pairs for ch in w}
     assert chars <= set(vocab) and {"##" + c for c in chars} <= set(vocab)
     assert len(vocab) == len(set(vocab))
+
+
+cut_params = st.fixed_dictionaries({
+    "vocab_size": st.integers(0, 60),
+    "lower_thresh": st.one_of(st.none(), st.integers(0, 6)),
+    "max_input_tokens": st.sampled_from([-1, 0, 3, 10, 5_000_000]),
+    "max_token_length": st.sampled_from([3, 50]),
+    "max_unique_chars": st.sampled_from([2, 1000]),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(alphabet="abcé#", min_size=0, max_size=7),
+                       st.integers(0, 40), min_size=1, max_size=30), cut_params)
+def test_mapping_read_in_place_as_canonical_pairs(counts, kwargs):
+    """A dict (read in place, never sorted unless the input is cut) gives what its
+    canonical pairs give, with every input filter (length, characters, the cut)."""
+    canonical = sorted(counts.items(), key=lambda p: (-p[1], p[0]))
+    reserved = ["[UNK]", "ab"]
+    assert (learn_top_down(counts, reserved_tokens=reserved, **kwargs)
+            == learn_top_down(canonical, reserved_tokens=reserved, **kwargs))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(alphabet="abcd#", min_size=1, max_size=8),
+                       st.integers(0, 30), min_size=1, max_size=40),
+       st.integers(1, 12), st.integers(-2, 14), st.sampled_from(["##", ""]),
+       st.integers(1, 3))
+def test_first_round_pruned_to_the_floor_changes_no_vocabulary(counts, floor, thresh,
+                                                               joiner, rounds):
+    """Keeping only the first-round suffixes weighing ``floor`` or more gives the same
+    vocabulary at every threshold (below the floor the full round is made again)."""
+    words = sorted(counts)
+    weights = [counts[w] for w in words]
+    pruned, full = (ThresholdLearner(words, weights, [], num_iterations=rounds,
+                                     joiner=joiner, floor=f) for f in (floor, None))
+    assert pruned.vocab(thresh) == full.vocab(thresh)
