@@ -33,6 +33,7 @@ examples:
   wordpieces count 'books/*.txt' wiki/ -o counts.tsv --num-proc 8 --no-lowercase
   cat corpus.txt | wordpieces count - -o counts.tsv
   wordpieces count s3://bucket/shards/ -o counts.tsv --engine dask --scheduler tcp://host:8786
+  wordpieces count big/ -o counts.tsv --checkpoint big.ckpt --max-words 2000000
 
 The counts remember how the text was split (lowercase, flavor …): train refuses counts made
 with other options than its own.
@@ -96,6 +97,13 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
                        help="worker processes (default: all cores)")
     group.add_argument("--blocksize", type=positive_int, metavar="BYTES",
                        help="bytes of a file per task (default: 8 MiB)")
+    group.add_argument("--checkpoint", metavar="DIR",
+                       help="record finished blocks in DIR; a re-run after a kill resumes "
+                            "there (files only, same inputs and options)")
+    group.add_argument("--max-words", type=positive_int, metavar="N",
+                       dest="max_distinct_words",
+                       help="keep the N most common words (exact counts, ties by word), "
+                            "holding N in memory and spilling the rest to a temporary folder")
 
 
 def _register_count(sub, parents) -> None:
@@ -185,7 +193,8 @@ def pipeline_from(args: argparse.Namespace):
 def _engine_options(args: argparse.Namespace) -> dict:
     if args.engine == "local" and args.scheduler:
         raise CLIError("--scheduler needs --engine dask")
-    return {"engine": args.engine, **given(args, ["scheduler", "num_proc", "blocksize"])}
+    return {"engine": args.engine, **given(args, ["scheduler", "num_proc", "blocksize",
+                                                  "checkpoint", "max_distinct_words"])}
 
 
 def run_count(args: argparse.Namespace) -> int:
@@ -235,6 +244,9 @@ def run_train(args: argparse.Namespace) -> int:
                **_learner_options(args)}
     if args.counts is None:
         options.update(_engine_options(args))
+    elif args.checkpoint or args.max_distinct_words:
+        raise CLIError("--checkpoint and --max-words apply to counting a corpus, not to "
+                       "--counts")
     tok = train(source, algorithm=args.algorithm, vocab_size=args.vocab_size,
                 progress=progress_mode(args), ignore_fingerprint=args.ignore_fingerprint,
                 **options)

@@ -25,21 +25,26 @@ import numbers
 import os
 import re
 import sys
+import warnings
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from types import MappingProxyType
 
 from ..errors import FormatError, PipelineMismatchError, check_thread_count
 from ..fast.word_encoder import word_splitter
 from ..formats.atomic import atomic_write_text
 from ..pipeline.normalizers import BertNormalizer
 from ..pipeline.pre_tokenizers import BertPreTokenizer
+from .bounded import BoundedTotal
+from .checkpoint import Checkpoint, CheckpointMismatchError, open_checkpoint
 from .count_tasks import Meter, run_task, tasks
 from .learners.common import checked_word_count
 from .progress import make_reporter
-from .sources import plan
+from .sources import Block, plan
 
-__all__ = ["WordCounts", "count_words", "pipeline_fingerprint", "PipelineMismatchError"]
+__all__ = ["WordCounts", "count_words", "pipeline_fingerprint", "PipelineMismatchError",
+           "CheckpointMismatchError", "CountsPrunedWarning"]
 
 ENGINES = ("local", "dask")
 DEFAULT_BLOCKSIZE = 8 << 20
@@ -184,6 +189,14 @@ class WordCounts(Mapping):
         more = ", …" if len(self) > 3 else ""
         return (f"WordCounts({{{head}{more}}}, words={len(self)}, "
                 f"fingerprint={self.fingerprint!r})")
+
+    def unordered(self) -> Mapping[str, int]:
+        """Return a read-only view of word -> count in no set order: no copy, no sort.
+
+        For readers whose result does not depend on the order (the learners): sorting
+        millions of words costs time and a pair per word, which ``most_common`` keeps.
+        """
+        return MappingProxyType(self._counts)
 
     def most_common(self, n: int | None = None) -> list[tuple[str, int]]:
         """Return ``(word, count)`` pairs, count descending then word; the first ``n``."""
@@ -352,7 +365,8 @@ def _first_unwordlike(words: Collection[str]) -> str | None:
 
 def count_words(source, *, normalizer=None, pre_tokenizer=None, num_proc: int | None = None,
                 engine: str = "local", scheduler=None, blocksize: int = DEFAULT_BLOCKSIZE,
-                progress=None) -> WordCounts:
+                progress=None, checkpoint: str | os.PathLike | None = None,
+                max_distinct_words: int | None = None) -> WordCounts:
     """Count the words of ``source`` as ``pre_tokenizer(normalizer(text))`` gives them.
 
     ``source``: a path, a glob, a directory, ``"-"`` (stdin), an fsspec URL, a list or
@@ -365,6 +379,12 @@ def count_words(source, *, normalizer=None, pre_tokenizer=None, num_proc: int | 
     address, a ``Client`` or a cluster; ``None`` starts a local one). ``progress``: what
     ``train`` takes (``None``/``"none"``, ``"auto"``, ``"bar"``, ``"jsonl"``, a bool, or a
     callable, called as ``progress("count", done=bytes, total=bytes, words=n)``).
+    ``checkpoint``: a folder recording each finished block of local files, so that a
+    run killed midway resumes where it stopped, with the same result (see
+    ``checkpoint``). ``max_distinct_words``: keep only the N words of highest total count
+    (ties: by word), with exact counts, summing in memory for N words and spilling the
+    rest to a temporary folder (see ``bounded``); a ``CountsPrunedWarning`` says how
+    many words were left out and the highest count among them.
 
     >>> count_words(iter(["Hello, hello world!"])).most_common()
     [('hello', 2), ('!', 1), (',', 1), ('world', 1)]
@@ -374,39 +394,93 @@ def count_words(source, *, normalizer=None, pre_tokenizer=None, num_proc: int | 
     check_thread_count(num_proc, "num_proc")
     if blocksize < 1:
         raise ValueError(f"blocksize must be >= 1, not {blocksize}")
+    _check_max_words(max_distinct_words)
     pipeline = Pipeline(normalizer, pre_tokenizer)
     units = plan(source, blocksize=blocksize)
+    saved = None if checkpoint is None else open_checkpoint(
+        checkpoint, units, pipeline=pipeline.config, fingerprint=pipeline.fingerprint,
+        blocksize=blocksize)
+    total = BoundedTotal(max_distinct_words)
     with make_reporter(progress) as reporter:  # every progress= value, as train() takes
+        collector = Collector(Meter(units, reporter), total, saved)
         if engine == "dask":
             from .dask_engine import count_dask
             counts = count_dask(units, pipeline, scheduler=scheduler, num_proc=num_proc,
-                                progress=reporter)
+                                collector=collector)
         else:
-            counts = _count_local(units, pipeline, num_proc or os.cpu_count() or 1, reporter)
+            _count_local(units, pipeline, num_proc or os.cpu_count() or 1, collector)
+            counts = total.result()
+    _warn_pruned(total)
     return WordCounts(counts, pipeline=pipeline.config)
+
+
+class CountsPrunedWarning(UserWarning):
+    """``max_distinct_words`` left words out of the counts."""
+
+
+def _check_max_words(max_words) -> None:
+    if max_words is None:
+        return
+    if isinstance(max_words, bool) or not isinstance(max_words, numbers.Integral) \
+            or max_words < 1:
+        raise ValueError(f"max_distinct_words must be an integer >= 1, not {max_words!r}")
+
+
+def _warn_pruned(total: BoundedTotal) -> None:
+    if total.pruned_words:
+        warnings.warn(CountsPrunedWarning(
+            f"max_distinct_words={total.max_words} left out {total.pruned_words:,} rarer "
+            f"distinct words, the most frequent of them seen {total.pruned_max_count:,} "
+            "times"), stacklevel=3)
+
+
+class Collector:
+    """Where finished tasks go: the checkpoint, the running total and the meter.
+
+    Tasks are numbered in the order ``tasks`` yields them; ``pending`` skips (and adds)
+    the blocks a checkpoint already holds, so every engine resumes alike.
+    """
+
+    def __init__(self, meter: Meter, total: BoundedTotal, saved: Checkpoint | None):
+        self.meter, self.total, self.saved = meter, total, saved
+
+    def pending(self, units) -> Iterator[tuple[int, str, object, int]]:
+        """Yield ``(number, kind, payload, size)`` for the tasks still to run."""
+        for number, (kind, payload, size) in enumerate(tasks(units)):
+            done = None
+            if self.saved is not None and isinstance(payload, Block):  # only blocks: see plan
+                done = self.saved.recorded(number, payload)
+            if done is None:
+                yield number, kind, payload, size
+            else:
+                self.meter.add(size, done)
+                self.total.add(done)
+
+    def finish(self, number: int, payload, size: int, partial: Counter) -> None:
+        """Record one finished task and add its counts to the total."""
+        if self.saved is not None:
+            self.saved.record(number, payload, partial)
+        self.meter.add(size, partial)
+        self.total.add(partial)
 
 
 # ---------------------------------------------------------------- local engine
 
 
-def _count_local(units, pipeline: Pipeline, num_proc: int, progress) -> Counter:
-    meter = Meter(units, progress)
-    work = tasks(units)
+def _count_local(units, pipeline: Pipeline, num_proc: int, collector: Collector) -> None:
+    work = collector.pending(units)
     first = next(work, None)
     second = next(work, None) if first is not None else None
     if second is None or num_proc == 1:
-        total: Counter[str] = Counter()
-        for kind, payload, size in itertools.chain(filter(None, (first, second)), work):
-            partial = run_task(kind, payload, pipeline)
-            meter.add(size, partial)
-            total.update(partial)
-        return total
-    return _count_in_pool([first, second], work, pipeline, num_proc, meter)
+        for number, kind, payload, size in itertools.chain(filter(None, (first, second)),
+                                                           work):
+            collector.finish(number, payload, size, run_task(kind, payload, pipeline))
+        return
+    _count_in_pool([first, second], work, pipeline, num_proc, collector)
 
 
-def _count_in_pool(head, work, pipeline, num_proc, meter) -> Counter:
+def _count_in_pool(head, work, pipeline, num_proc, collector: Collector) -> None:
     """Run tasks in ``num_proc`` processes, at most two per process in flight."""
-    total: Counter[str] = Counter()
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux")
                                           else "spawn")
     with ProcessPoolExecutor(num_proc, mp_context=context, initializer=_init_worker,
@@ -414,24 +488,23 @@ def _count_in_pool(head, work, pipeline, num_proc, meter) -> Counter:
         pending = {}
         queue = itertools.chain(head, work)  # lazily: a stream may be long
         try:
-            for kind, payload, size in queue:
-                pending[pool.submit(_worker_task, kind, payload)] = size
+            for number, kind, payload, size in queue:
+                future = pool.submit(_worker_task, kind, payload)
+                pending[future] = (number, payload, size)
                 while len(pending) >= 2 * num_proc:
-                    _collect(pending, total, meter)
+                    _collect(pending, collector)
             while pending:
-                _collect(pending, total, meter)
+                _collect(pending, collector)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
-    return total
 
 
-def _collect(pending: dict, total: Counter, meter: Meter) -> None:
+def _collect(pending: dict, collector: Collector) -> None:
     done, _ = wait(pending, return_when=FIRST_COMPLETED)
     for future in done:
-        partial = future.result()
-        meter.add(pending.pop(future), partial)
-        total.update(partial)
+        number, payload, size = pending.pop(future)
+        collector.finish(number, payload, size, future.result())
 
 
 _WORKER_PIPELINE: Pipeline | None = None

@@ -6,6 +6,9 @@ themselves, so paths must be visible to them: a shared filesystem, or an fsspec 
 batches. ``connect`` is also how the command line's distributed ``encode`` reaches its
 cluster: one way to connect for every Dask job.
 
+With a checkpoint or ``max_distinct_words``, each partial count is brought back to this
+process as its task finishes (see ``counting.Collector``), so both work as locally.
+
 Not handled here: cluster deployment (see docs/training.md); retries beyond dask's own;
 what a task does (``count_tasks``).
 """
@@ -15,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from ..errors import check_thread_count, require
 from .count_tasks import Meter, merge_partials, run_task, tasks
@@ -49,11 +52,19 @@ def connect(scheduler=None, num_proc: int | None = None) -> Iterator:
         yield client
 
 
-def count_dask(units, pipeline, *, scheduler=None, num_proc=None, progress=None) -> Counter:
-    """Map ``units`` (from ``sources.plan``) over the cluster and sum the counts."""
+def count_dask(units, pipeline, *, scheduler=None, num_proc=None, collector) -> Mapping:
+    """Map ``units`` (from ``sources.plan``) over the cluster and sum the counts.
+
+    Partial counts are summed on the cluster (a tree of reduce tasks), unless
+    ``collector`` records a checkpoint or bounds the words kept: then each partial is
+    brought here as its task finishes, recorded and summed by the collector.
+    """
     with connect(scheduler, num_proc) as client:
         distributed = require("distributed", "dask")
-        partials = _map(distributed, client, units, pipeline, Meter(units, progress))
+        if collector.saved is not None or collector.total.max_words is not None:
+            _map_gathered(distributed, client, units, pipeline, collector)
+            return collector.total.result()
+        partials = _map(distributed, client, units, pipeline, collector.meter)
         if not partials:
             return Counter()
         return _tree_reduce(client, partials).result()
@@ -74,6 +85,26 @@ def _map(distributed, client, units, pipeline, meter: Meter):
     for future in in_flight:
         _report(future, sizes, meter)
     return partials
+
+
+def _map_gathered(distributed, client, units, pipeline, collector) -> None:
+    """Submit the tasks still to run; hand each partial to ``collector`` as it finishes."""
+    in_flight, waiting = distributed.as_completed(), {}
+    remote_pipeline = client.scatter(pipeline, broadcast=True)
+    for number, kind, payload, size in collector.pending(units):
+        future = client.submit(run_task, kind, payload, remote_pipeline, pure=False)
+        waiting[future.key] = (number, payload, size)
+        in_flight.add(future)
+        if in_flight.count() >= MAX_IN_FLIGHT:
+            _gather(next(in_flight), waiting, collector)
+    for future in in_flight:
+        _gather(future, waiting, collector)
+
+
+def _gather(future, waiting: dict, collector) -> None:
+    partial = future.result()  # raises the worker's error here, with its message
+    collector.finish(*waiting.pop(future.key), partial)
+    future.release()
 
 
 def _report(future, sizes, meter: Meter) -> None:

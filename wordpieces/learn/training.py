@@ -38,7 +38,8 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
           special_tokens: Iterable[str] | None = None, unk_token: str = "[UNK]",
           template: str | None = "auto", engine: str = "local", num_proc: int | None = None,
           scheduler=None, blocksize: int | None = None, progress="auto",
-          ignore_fingerprint: bool = False, **learn_options) -> Tokenizer:
+          ignore_fingerprint: bool = False, checkpoint=None,
+          max_distinct_words: int | None = None, **learn_options) -> Tokenizer:
     """Count ``source``, learn a vocabulary of about ``vocab_size`` tokens, return a Tokenizer.
 
     ``algorithm``: ``"top-down"`` (BERT / TF Text, ``learn_top_down``), ``"bottom-up"``
@@ -47,9 +48,9 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
     ``[PAD] [UNK] [CLS] [SEP] [MASK]``); they lead the vocabulary and must hold
     ``unk_token``. Other keyword options go to the learner (e.g. ``lower_thresh``,
     ``min_frequency``, bottom-up's ``score``: ``"count"``, ``"likelihood"`` or ``"pmi"``).
-    ``engine``, ``num_proc``, ``scheduler`` and ``blocksize`` are
-    ``count_words``' options. ``progress``: ``"auto"`` (a bar on stderr when it is a terminal),
-    ``"bar"``, ``"jsonl"``, ``"none"`` or a callable.
+    ``engine``, ``num_proc``, ``scheduler``, ``blocksize``, ``checkpoint`` and
+    ``max_distinct_words`` are ``count_words``' options. ``progress``: ``"auto"`` (a bar
+    on stderr when it is a terminal), ``"bar"``, ``"jsonl"``, ``"none"`` or a callable.
 
     >>> tok = train(iter(["the cat sat on the mat"] * 20), vocab_size=40, lower_thresh=1,
     ...             progress="none")
@@ -67,7 +68,8 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
     with make_reporter(progress) as reporter:
         counts = _counts(source, normalizer, pre_tokenizer, ignore_fingerprint,
                          engine=engine, num_proc=num_proc, scheduler=scheduler,
-                         blocksize=blocksize, progress=reporter)
+                         blocksize=blocksize, progress=reporter, checkpoint=checkpoint,
+                         max_distinct_words=max_distinct_words)
         vocab = _learn(algorithm, counts, vocab_size, specials, learn_options, reporter)
     prefix = (learn_options.get("joiner", "##") if algorithm == "top-down"
               else learn_options.get("continuing_subword_prefix", "##"))
@@ -119,6 +121,10 @@ def _specials(reserved_tokens, special_tokens, unk_token: str) -> list[str]:
 def _counts(source, normalizer, pre_tokenizer, ignore_fingerprint: bool, **count_options):
     """Count ``source``, or check counts given ready-made against the pipeline."""
     if isinstance(source, Mapping):
+        given = [k for k in ("checkpoint", "max_distinct_words") if count_options.get(k)]
+        if given:
+            raise ValueError(f"{given[0]}= applies to counting a corpus; the source here "
+                             "is word counts already")
         counts = source if isinstance(source, WordCounts) else WordCounts(source)
         if not ignore_fingerprint:
             counts.check_pipeline(normalizer, pre_tokenizer)
