@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..formats.atomic import atomic_write_text
+from ..formats.temporaries import remove_stale_temporaries
 from .sources import Block
 
 INDEX = "checkpoint.json"
@@ -79,6 +80,7 @@ def open_checkpoint(directory: str | os.PathLike, units, *, pipeline: dict,
              "pipeline": pipeline, "blocksize": blocksize, "sources": _sources(units)}
     path = os.path.join(directory, INDEX)
     os.makedirs(directory, exist_ok=True)
+    remove_stale_temporaries(directory)  # block files a killed run was writing
     try:
         with open(path, encoding="utf-8") as f:
             saved = f.read()
