@@ -141,6 +141,22 @@ static int column(PyObject *obj, Py_buffer *view, Py_ssize_t width, Py_ssize_t c
     return 0;
 }
 
+/* Ids are small ints repeated endlessly: one shared int per id below WP_ID_CACHE, made
+ * on first use and kept, spares an allocation (and a free) per token of every list. */
+#define WP_ID_CACHE 65536
+static PyObject *id_cache[WP_ID_CACHE];
+
+static inline PyObject *id_int(int64_t v)
+{
+    if (v < 0 || v >= WP_ID_CACHE)
+        return PyLong_FromLongLong((long long)v);
+    PyObject *o = id_cache[v];
+    if (!o && !(o = id_cache[v] = PyLong_FromLongLong((long long)v)))
+        return NULL;
+    Py_INCREF(o);
+    return o;
+}
+
 /* The rows as lists of ints. The collector is paused meanwhile: every new list is a
  * tracked container, and left running it would rescan them again and again. */
 static PyObject *ids_lists(const int64_t *ids, const int64_t *splits, int64_t n)
@@ -153,9 +169,15 @@ static PyObject *ids_lists(const int64_t *ids, const int64_t *splits, int64_t n)
             Py_CLEAR(out);
             break;
         }
-        for (int64_t k = splits[i]; k < splits[i + 1]; k++)
-            PyList_SET_ITEM(row, (Py_ssize_t)(k - splits[i]), wp_new_int(ids[k]));
         PyList_SET_ITEM(out, (Py_ssize_t)i, row);
+        for (int64_t k = splits[i]; k < splits[i + 1]; k++) {
+            PyObject *x = id_int(ids[k]);
+            if (!x) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SET_ITEM(row, (Py_ssize_t)(k - splits[i]), x);
+        }
     }
     if (was_enabled)
         PyGC_Enable();
