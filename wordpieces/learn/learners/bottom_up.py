@@ -329,6 +329,8 @@ class MergeState:
         # longer hold the pair: merging skips those). A list, not a set: a quarter of
         # the memory, and most of the learner's memory is these lists.
         self.pair_words: dict[tuple[int, int], list[int]] = {}
+        # symbol -> its live pairs, read when a deferred symbol's bound is reached: kept
+        # only for scores that read symbol counts (empty for "count": memory)
         self.pairs_of: list[set[tuple[int, int]]] = [set() for _ in names]
         self.product: dict[tuple[int, int], int] = {}  # pair -> id of u+v, if a symbol
         self.self_merges: dict[int, int] = {}  # s -> occurrences a merge (s, s) replaces
@@ -363,8 +365,9 @@ class MergeState:
         holders = self.pair_words.get(pair)
         if holders is None:
             holders = self.pair_words[pair] = []
-            self.pairs_of[pair[0]].add(pair)
-            self.pairs_of[pair[1]].add(pair)
+            if self.reads_symbols:  # only deferred symbols read their pairs
+                self.pairs_of[pair[0]].add(pair)
+                self.pairs_of[pair[1]].add(pair)
             if self.contextual:
                 product = self.ids.get(self.names[pair[0]] + self.names[pair[1]][len(self.prefix):])
                 if product is not None:
@@ -375,8 +378,9 @@ class MergeState:
     def _unlink(self, pair) -> None:
         self.pair_count.pop(pair, None)
         del self.pair_words[pair]
-        self.pairs_of[pair[0]].discard(pair)
-        self.pairs_of[pair[1]].discard(pair)
+        if self.reads_symbols:
+            self.pairs_of[pair[0]].discard(pair)
+            self.pairs_of[pair[1]].discard(pair)
         self.product.pop(pair, None)
 
     def _merged_count(self, pair, pc: int) -> int:
