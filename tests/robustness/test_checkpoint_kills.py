@@ -1,0 +1,136 @@
+"""SIGKILL a real ``wordpieces count --checkpoint`` several times, then finish: same counts.
+
+A made-up corpus of a few MB is cut into ~180 blocks. A run with a checkpoint folder is
+killed (SIGKILL to its whole process group, pool workers included) at a random moment,
+again and again on the same folder, then a last run finishes; its output must be
+byte-identical to an uninterrupted run's without a checkpoint. After every kill each
+recorded block file is whole (its header's word count matches its lines), and after the
+finishing run no temporary file is left in the folder.
+
+Each kill lands at a random moment early in the counting still left to do, so most of
+them interrupt a resumed run mid-count (at least 2 of the quick kills, 10 of the full
+run's must land between the first and the last block, or the test fails as vacuous).
+Kills per engine setting: ``QUICK_KILLS`` by default, ``FULL_KILLS`` in the slow run:
+``.venv/bin/python -m pytest tests/robustness/test_checkpoint_kills.py -m slow``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.robustness.killing import SEED, TIMEOUT, cli, environment, leftovers
+
+QUICK_KILLS = 3
+FULL_KILLS = 20
+BLOCKSIZE = 32768
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """~6 MB of Zipf-distributed words with punctuation."""
+    rng = random.Random(SEED)
+    marks = ["", ",", ".", "!", "?"]
+    path = tmp_path_factory.mktemp("kill_corpus") / "corpus.txt"
+    with open(path, "w", encoding="utf-8") as f:
+        for _ in range(120_000):
+            f.write(" ".join(f"w{int(rng.paretovariate(0.7))}{rng.choice(marks)}"
+                             for _ in range(12)) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(corpus, tmp_path_factory) -> bytes:
+    """The counts file of a run without a checkpoint, never killed."""
+    out = tmp_path_factory.mktemp("plain") / "counts.tsv"
+    done = subprocess.run(count_command(corpus, out, num_proc=1), env=environment(),
+                          capture_output=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return out.read_bytes()
+
+
+def count_command(corpus: Path, out: Path, *, num_proc: int, checkpoint: Path | None = None):
+    extra = ["--checkpoint", str(checkpoint)] if checkpoint else []
+    return cli("count", str(corpus), "-o", str(out), "--num-proc", str(num_proc),
+               "--blocksize", str(BLOCKSIZE), "--quiet", *extra)
+
+
+def timed_run(command: list[str]) -> float:
+    start = time.monotonic()
+    done = subprocess.run(command, env=environment(), capture_output=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return time.monotonic() - start
+
+
+def kill_group_after(command: list[str], delay: float) -> bool:
+    """Start ``command`` in its own session, SIGKILL the whole group after ``delay``.
+
+    Returns whether it was still running (False: it finished before the kill).
+    """
+    proc = subprocess.Popen(command, env=environment(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        proc.wait(timeout=delay)
+        return False
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=TIMEOUT)
+        return True
+
+
+def whole_blocks(folder: Path) -> int:
+    """Count the recorded blocks, checking each holds as many lines as its header says."""
+    names = sorted(n for n in os.listdir(folder) if n.startswith("block-"))
+    for name in names:
+        header, *lines = (folder / name).read_text(encoding="utf-8").split("\n")
+        assert lines[-1] == "" and len(lines) - 1 == json.loads(header)["words"], name
+    return len(names)
+
+
+def kill_then_finish(corpus, uninterrupted, tmp_path, *, num_proc: int, kills: int,
+                     midway_at_least: int):
+    folder, out = tmp_path / "ckpt", tmp_path / "counts.tsv"
+    command = count_command(corpus, out, num_proc=num_proc, checkpoint=folder)
+    total_blocks = -(-corpus.stat().st_size // BLOCKSIZE)
+    timing = count_command(corpus, tmp_path / "timing.tsv", num_proc=num_proc,
+                           checkpoint=tmp_path / "timing-ckpt")
+    seconds = timed_run(timing)
+    overhead = timed_run(timing)  # start-up and reading every recorded block: no counting
+    rng = random.Random(SEED * 100 + num_proc)
+    recorded, midway, done = [], 0, 0
+    for _ in range(kills):
+        # a random moment in the first sixth of the counting left to do (it shrinks
+        # with every kill), so that most kills land mid-count
+        left = (total_blocks - done) / total_blocks * max(seconds - overhead, 0.1)
+        if kill_group_after(command, overhead + rng.uniform(0.0, 0.15) * left):
+            done = whole_blocks(folder) if folder.exists() else 0
+            recorded.append(done)
+            midway += 0 < done < total_blocks
+        if done == total_blocks:
+            break  # every block recorded: nothing left to interrupt
+    assert midway >= midway_at_least, (
+        f"too few kills landed mid-count: blocks recorded after kills {recorded}")
+    timed_run(command)
+    assert out.read_bytes() == uninterrupted
+    assert whole_blocks(folder) == total_blocks
+    assert leftovers(folder) == []
+
+
+@pytest.mark.parametrize("num_proc", [1, 2])
+def test_killed_counts_resume_to_the_same_counts(corpus, uninterrupted, tmp_path, num_proc):
+    kill_then_finish(corpus, uninterrupted, tmp_path, num_proc=num_proc, kills=QUICK_KILLS,
+                     midway_at_least=2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("num_proc", [1, 2])
+def test_many_kills_resume_to_the_same_counts(corpus, uninterrupted, tmp_path, num_proc):
+    kill_then_finish(corpus, uninterrupted, tmp_path, num_proc=num_proc, kills=FULL_KILLS,
+                     midway_at_least=10)
