@@ -430,8 +430,8 @@ def _warn_pruned(total: BoundedTotal) -> None:
     if total.pruned_words:
         warnings.warn(CountsPrunedWarning(
             f"max_distinct_words={total.max_words} left out {total.pruned_words:,} rarer "
-            f"distinct words, the most frequent of them seen {total.pruned_max_count:,} "
-            "times"), stacklevel=3)
+            f"distinct words; the highest count among them is {total.pruned_max_count:,}"),
+            stacklevel=3)
 
 
 class Collector:
