@@ -96,10 +96,10 @@ def _sources(units) -> list[dict]:
     seen: dict[str, dict] = {}
     for unit in units:
         if not isinstance(unit, Block):
-            raise ValueError("checkpoint= needs files: a stream of texts or stdin cannot be "
+            raise ValueError("a checkpoint needs files: a stream of texts or stdin cannot be "
                              "read again the same way after a kill (save it to a file)")
         if unit.is_url:
-            raise ValueError(f"checkpoint= needs local files, not a URL ({unit.path}): "
+            raise ValueError(f"a checkpoint needs local files, not a URL ({unit.path}): "
                              "copy the files here, or count without a checkpoint")
         if unit.path not in seen:
             stat = os.stat(unit.path)

@@ -144,7 +144,7 @@ def test_block_file_of_another_block_is_refused(corpus, tmp_path):
 
 def test_stream_is_refused(tmp_path):
     """Texts from an iterator cannot be read again after a kill: refused up front."""
-    with pytest.raises(ValueError, match="checkpoint= needs files"):
+    with pytest.raises(ValueError, match="a checkpoint needs files"):
         count_words(iter(["a b"]), num_proc=1, checkpoint=tmp_path / "ck")
 
 
@@ -190,3 +190,14 @@ def test_dask_resumes_from_a_local_checkpoint(corpus, tmp_path):
         resumed = count_words(corpus, engine="dask", scheduler=client, blocksize=BLOCKSIZE,
                               checkpoint=folder)
     assert resumed == plain
+
+
+@pytest.mark.parametrize("option", ["checkpoint", "max_distinct_words"])
+def test_train_from_counts_refuses_counting_options(tmp_path, option):
+    """Counts given ready-made are not counted: a counting option is refused, not ignored."""
+    from wordpieces.learn.training import train
+
+    value = tmp_path / "ck" if option == "checkpoint" else 5
+    with pytest.raises(ValueError, match=f"{option}= applies to counting a corpus"):
+        train(count_words(iter(["a b"]), num_proc=1), vocab_size=40, progress="none",
+              **{option: value})
