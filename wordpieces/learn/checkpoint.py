@@ -92,8 +92,8 @@ def open_checkpoint(directory: str | os.PathLike, units, *, pipeline: dict,
 
 
 def _sources(units) -> list[dict]:
-    """Name each file counted by its real path, size and modification time."""
-    seen: dict[str, dict] = {}
+    """Name each file counted, in order, by its real path, size and modification time."""
+    sources: list[dict] = []
     for unit in units:
         if not isinstance(unit, Block):
             raise ValueError("a checkpoint needs files: a stream of texts or stdin cannot be "
@@ -101,11 +101,11 @@ def _sources(units) -> list[dict]:
         if unit.is_url:
             raise ValueError(f"a checkpoint needs local files, not a URL ({unit.path}): "
                              "copy the files here, or count without a checkpoint")
-        if unit.path not in seen:
+        if unit.start == 0:  # a file's first block (a file given twice is listed twice)
             stat = os.stat(unit.path)
-            seen[unit.path] = {"path": os.path.realpath(unit.path), "size": stat.st_size,
-                               "mtime_ns": stat.st_mtime_ns}
-    return list(seen.values())
+            sources.append({"path": os.path.realpath(unit.path), "size": stat.st_size,
+                            "mtime_ns": stat.st_mtime_ns})
+    return sources
 
 
 def _check_index(path: str, saved: str, index: dict) -> None:
@@ -143,7 +143,8 @@ def _source_difference(old, new: list[dict]) -> str:
                     f"{source['size']}, mtime_ns {before.get('mtime_ns')} -> "
                     f"{source['mtime_ns']})")
     listed = [s.get("path") for s in old if isinstance(s, dict)]
-    return f"it counted {len(listed)} files in this order: {listed[:5]}"
+    more = " …" if len(listed) > 5 else ""
+    return f"it counted {listed[:5]}{more} ({len(listed)} in all, in this order)"
 
 
 def _block_key(block: Block) -> list:

@@ -201,3 +201,12 @@ def test_train_from_counts_refuses_counting_options(tmp_path, option):
     with pytest.raises(ValueError, match=f"{option}= applies to counting a corpus"):
         train(count_words(iter(["a b"]), num_proc=1), vocab_size=40, progress="none",
               **{option: value})
+
+
+def test_a_file_given_twice_is_not_the_same_inputs(corpus, tmp_path):
+    """The index lists files in order, repeats included: [a, a] is not [a]."""
+    folder = tmp_path / "ck"
+    count_words(corpus[:1], num_proc=1, blocksize=BLOCKSIZE, checkpoint=folder)
+    listed = r"other files: it counted \[.*a\.txt'\] \(1 in all, in this order\)"
+    with pytest.raises(CheckpointMismatchError, match=listed):
+        count_words(corpus[:1] * 2, num_proc=1, blocksize=BLOCKSIZE, checkpoint=folder)
