@@ -8,7 +8,9 @@ one block of a file) and a reduce (sum the partial counts); memory grows with th
 of distinct words, not with the size of the corpus.
 
 Engines: ``"local"`` (processes on this machine, ``num_proc``, here) and ``"dask"``
-(``dask.distributed``, see ``dask_engine``); both run the tasks of ``count_tasks``.
+(``dask.distributed``, see ``dask_engine``); both run the tasks of ``count_tasks`` and
+hand the finished ones to one ``Collector``: the checkpoint that lets a killed count
+resume (``checkpoint``) and the sum, bounded by ``max_distinct_words`` (``bounded``).
 
 Not handled here: learning a vocabulary (``learners``); pipelines whose objects cannot be
 pickled when processes are spawned rather than forked (only the BERT stages are rebuilt
