@@ -210,3 +210,22 @@ def test_a_file_given_twice_is_not_the_same_inputs(corpus, tmp_path):
     listed = r"other files: it counted \[.*a\.txt'\] \(1 in all, in this order\)"
     with pytest.raises(CheckpointMismatchError, match=listed):
         count_words(corpus[:1] * 2, num_proc=1, blocksize=BLOCKSIZE, checkpoint=folder)
+
+
+def test_resume_with_a_word_bound_gives_the_exact_top(corpus, tmp_path):
+    """Checkpoint and max_distinct_words together: the resumed result is the full top N."""
+    import warnings
+
+    from wordpieces.learn.counting import CountsPrunedWarning
+
+    folder = tmp_path / "ck"
+    full = count_words(corpus, num_proc=1, blocksize=BLOCKSIZE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CountsPrunedWarning)
+        count_words(corpus, num_proc=1, blocksize=BLOCKSIZE, checkpoint=folder,
+                    max_distinct_words=7)
+        for name in recorded_blocks(folder)[::2]:
+            os.remove(folder / name)
+        resumed = count_words(corpus, num_proc=2, blocksize=BLOCKSIZE, checkpoint=folder,
+                              max_distinct_words=7)
+    assert resumed.most_common() == full.most_common(7)
