@@ -7,9 +7,11 @@ byte-identical to an uninterrupted run's without a checkpoint. After every kill 
 recorded block file is whole (its header's word count matches its lines), and after the
 finishing run no temporary file is left in the folder.
 
-Each kill lands at a random moment early in the counting still left to do, so most of
-them interrupt a resumed run mid-count (at least 2 of the quick kills, 10 of the full
-run's must land between the first and the last block, or the test fails as vacuous).
+Each run is killed a random moment (up to 0.05 s) after it reports (``--progress jsonl``)
+a random share of the bytes a little past what is already recorded, so most kills
+interrupt a resumed run mid-count, some during a block's atomic write (at least 2 of the
+quick kills, 10 of the full run's must land between the first and the last block, or the
+test fails as vacuous).
 Kills per engine setting: ``QUICK_KILLS`` by default, ``FULL_KILLS`` in the slow run:
 ``.venv/bin/python -m pytest tests/robustness/test_checkpoint_kills.py -m slow``.
 """
@@ -59,7 +61,7 @@ def uninterrupted(corpus, tmp_path_factory) -> bytes:
 def count_command(corpus: Path, out: Path, *, num_proc: int, checkpoint: Path | None = None):
     extra = ["--checkpoint", str(checkpoint)] if checkpoint else []
     return cli("count", str(corpus), "-o", str(out), "--num-proc", str(num_proc),
-               "--blocksize", str(BLOCKSIZE), "--quiet", *extra)
+               "--blocksize", str(BLOCKSIZE), *extra)
 
 
 def timed_run(command: list[str]) -> float:
@@ -69,20 +71,27 @@ def timed_run(command: list[str]) -> float:
     return time.monotonic() - start
 
 
-def kill_group_after(command: list[str], delay: float) -> bool:
-    """Start ``command`` in its own session, SIGKILL the whole group after ``delay``.
+def kill_at_progress(command: list[str], share: float, pause: float) -> bool:
+    """Start ``command`` in its own session; SIGKILL the whole group once it reports
+    ``share`` of the bytes counted (``--progress jsonl``), ``pause`` seconds later.
 
     Returns whether it was still running (False: it finished before the kill).
     """
-    proc = subprocess.Popen(command, env=environment(), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        proc.wait(timeout=delay)
-        return False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=TIMEOUT)
-        return True
+    proc = subprocess.Popen([*command, "--progress", "jsonl"], env=environment(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    assert proc.stderr is not None
+    killed = False
+    for line in proc.stderr:
+        event = json.loads(line) if line.startswith(b"{") else {}
+        if event.get("event") == "count" and event["done"] >= share * event["total"]:
+            time.sleep(pause)  # a moment inside the next blocks: a write, a count
+            os.killpg(proc.pid, signal.SIGKILL)
+            killed = True
+            break
+    proc.stderr.close()
+    proc.wait(timeout=TIMEOUT)
+    return killed and proc.returncode == -signal.SIGKILL
 
 
 def whole_blocks(folder: Path) -> int:
@@ -99,17 +108,12 @@ def kill_then_finish(corpus, uninterrupted, tmp_path, *, num_proc: int, kills: i
     folder, out = tmp_path / "ckpt", tmp_path / "counts.tsv"
     command = count_command(corpus, out, num_proc=num_proc, checkpoint=folder)
     total_blocks = -(-corpus.stat().st_size // BLOCKSIZE)
-    timing = count_command(corpus, tmp_path / "timing.tsv", num_proc=num_proc,
-                           checkpoint=tmp_path / "timing-ckpt")
-    seconds = timed_run(timing)
-    overhead = timed_run(timing)  # start-up and reading every recorded block: no counting
     rng = random.Random(SEED * 100 + num_proc)
     recorded, midway, done = [], 0, 0
     for _ in range(kills):
-        # a random moment in the first sixth of the counting left to do (it shrinks
-        # with every kill), so that most kills land mid-count
-        left = (total_blocks - done) / total_blocks * max(seconds - overhead, 0.1)
-        if kill_group_after(command, overhead + rng.uniform(0.0, 0.15) * left):
+        # a little past what is recorded: most kills land mid-count, each one a bit later
+        share = min(done / total_blocks + rng.uniform(0.005, 0.03), 0.97)
+        if kill_at_progress(command, share, rng.uniform(0.0, 0.05)):
             done = whole_blocks(folder) if folder.exists() else 0
             recorded.append(done)
             midway += 0 < done < total_blocks
