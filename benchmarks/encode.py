@@ -183,6 +183,11 @@ def columns(items: list) -> tuple[list[str], list[str] | None]:
     return items, None
 
 
+def texts_of(items: list) -> list[str]:
+    """Every text of the items, pairs flattened (for the alphabet shown before timing)."""
+    return [t for item in items for t in (item if isinstance(item, tuple) else (item,))]
+
+
 def vocab_path(name: str) -> str:
     return str(VOCABS / f"{DATASETS[name][1]}.vocab.txt")
 
@@ -289,7 +294,7 @@ class EncodingsEngine:
         self.tok = None
         gc.collect()
         self.tok = make_tokenizer(self.dataset, python=self.python)
-        self.alphabet = self.alphabet or " ".join(sorted(set("".join(lines))))
+        self.alphabet = self.alphabet or " ".join(sorted(set("".join(texts_of(lines)))))
         self.tok.encode_batch([self.alphabet], add_special_tokens=False, num_threads=1)
         if self.warm:
             self.tok.encode_batch(lines, add_special_tokens=False, num_threads=1)
