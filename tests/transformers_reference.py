@@ -32,6 +32,16 @@ def hub_dir(folder: Path, files: dict[str, str] | None = None) -> Path:
     return folder
 
 
+def bert_uncased_pair(folder: Path):
+    """(ours, theirs) from bert-base-uncased's vocab.txt: huggingface flavor, BertTokenizerFast."""
+    from wordpieces.tokenizer import Tokenizer
+
+    directory = hub_dir(folder, {"vocab.txt": "bert-base-uncased.vocab.txt"})
+    with quiet():
+        theirs = transformers.BertTokenizerFast.from_pretrained(directory)
+    return Tokenizer.from_vocab(directory / "vocab.txt", flavor="huggingface"), theirs
+
+
 @contextlib.contextmanager
 def quiet():
     """Silence transformers' warnings (deprecations, "no max_length" notes)."""

@@ -15,15 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.hf_reference import sample_lines
-from tests.shared_data import shared_path
 from tests.transformers_reference import (
     as_plain,
+    bert_uncased_pair,
     hub_dir,
     quiet,
     transformers,
 )
 from wordpieces.formats.load import load
-from wordpieces.tokenizer import Tokenizer
 
 pytestmark = pytest.mark.shared_data
 
@@ -42,12 +41,7 @@ def minilm(tmp_path_factory):
 @pytest.fixture(scope="module")
 def bert_uncased(tmp_path_factory):
     """(ours, theirs) from bert-base-uncased's vocab.txt (huggingface flavor)."""
-    path = shared_path("vocab", "bert-base-uncased.vocab.txt")
-    directory = hub_dir(tmp_path_factory.mktemp("bert"),
-                        {"vocab.txt": "bert-base-uncased.vocab.txt"})
-    with quiet():
-        theirs = transformers.BertTokenizerFast.from_pretrained(directory)
-    return Tokenizer.from_vocab(path, flavor="huggingface"), theirs
+    return bert_uncased_pair(tmp_path_factory.mktemp("bert"))
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,9 @@ import numpy as np
 import pytest
 
 from tests.hf_reference import sample_lines
-from tests.shared_data import shared_path
-from tests.transformers_reference import hub_dir, quiet, transformers
+from tests.transformers_reference import bert_uncased_pair, quiet
 from wordpieces.errors import TokenizeError
 from wordpieces.fast.backend import backend
-from wordpieces.tokenizer import Tokenizer
 
 pytestmark = pytest.mark.shared_data
 
@@ -38,12 +36,7 @@ CALLS = [
 @pytest.fixture(scope="module")
 def bert_uncased(tmp_path_factory):
     """(ours, theirs) from bert-base-uncased's vocab.txt (huggingface flavor)."""
-    path = shared_path("vocab", "bert-base-uncased.vocab.txt")
-    directory = hub_dir(tmp_path_factory.mktemp("bert"),
-                        {"vocab.txt": "bert-base-uncased.vocab.txt"})
-    with quiet():
-        theirs = transformers.BertTokenizerFast.from_pretrained(directory)
-    return Tokenizer.from_vocab(path, flavor="huggingface"), theirs
+    return bert_uncased_pair(tmp_path_factory.mktemp("bert"))
 
 
 @pytest.fixture(scope="module", params=["english", "portuguese", "chinese", "udhr"])
