@@ -40,14 +40,13 @@ import zlib
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
 from .atomic import AtomicFile, FileSet, atomic_write_bytes, read_file_set
-from .strict_json import Node, parse_json
+from .strict_json import Node, parse_json, read_bytes
 from .tokenizer_json import (
     TOKENIZER_JSON,
     VOCAB_TXT,
     WORDPIECES_JSON,
     dumps,
     parts_from_str,
-    read_bytes,
     tokenizer_files,
 )
 

@@ -24,7 +24,8 @@ from ..vocab import Vocab, parse_vocab_lines
 from .bundle import BUNDLE_JSON, Bundle, load_bundle
 from .lines import compression_of
 from .lines import read_bytes as read_all
-from .tokenizer_json import TOKENIZER_JSON, VOCAB_TXT, parts_from_str, read_bytes
+from .strict_json import read_bytes
+from .tokenizer_json import TOKENIZER_JSON, VOCAB_TXT, parts_from_str
 from .transformers_config import TOKENIZER_CONFIG_JSON
 
 

@@ -25,6 +25,20 @@ _KINDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of the configuration file ``path``; an unreadable file is a ``FormatError``.
+
+    One reader for every file parsed whole as JSON (tokenizer.json, wordpieces.json,
+    tokenizer_config.json, bundle.json), so that each names the file the same way.
+    """
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise FormatError(f"{path}: cannot read: {e.strerror}") from None
+
+
 def _no_duplicates(pairs):
     out = {}
     for key, value in pairs:

@@ -41,7 +41,7 @@ from .stage_json import (
     processor_from,
     processor_id_nodes,
 )
-from .strict_json import Node, parse_json
+from .strict_json import Node, parse_json, read_bytes
 from .transformers_config import (
     TransformersConfig,
     config_from_json,
@@ -225,15 +225,6 @@ def parts_from_str(text: str | bytes, source: str = TOKENIZER_JSON,
                    extras: Node | None = None) -> TokenizerParts:
     """The parts of ``tokenizer.json`` text; errors name ``source``."""
     return parts_from_dict(Node(parse_json(text, source), source), extras=extras)
-
-
-def read_bytes(path: str) -> bytes:
-    """The bytes of file ``path``; an unreadable file is a ``FormatError`` naming it."""
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise FormatError(f"{path}: cannot read: {e.strerror}") from None
 
 
 def parts_from_file(path: str | os.PathLike) -> TokenizerParts:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..pipeline import models
-from .strict_json import Node, parse_json
+from .strict_json import Node, parse_json, read_bytes
 
 TOKENIZER_CONFIG_JSON = "tokenizer_config.json"
 SPECIAL_TOKENS_MAP_JSON = "special_tokens_map.json"
@@ -181,12 +181,12 @@ def read_config(directory: str) -> tuple[TransformersConfig, dict[str, Any]] | N
     path = os.path.join(directory, TOKENIZER_CONFIG_JSON)
     if not os.path.isfile(path):
         return None
-    node = Node(parse_json(_read(path), path), path)
+    node = Node(parse_json(read_bytes(path), path), path)
     node.expect("an object")
     roles = _roles(node, SPECIAL_TOKEN_NAMES)
     map_path = os.path.join(directory, SPECIAL_TOKENS_MAP_JSON)
     if os.path.isfile(map_path):  # older saves keep the roles only here
-        mapped = Node(parse_json(_read(map_path), map_path), map_path)
+        mapped = Node(parse_json(read_bytes(map_path), map_path), map_path)
         mapped.expect("an object")
         roles = {**_roles(mapped, SPECIAL_TOKEN_NAMES), **roles}
     ordered = {k: roles[k] for k in SPECIAL_TOKEN_NAMES if k in roles}
@@ -226,14 +226,6 @@ def _config(node: Node, limit_key: str, roles: dict[str, str] | None) -> Transfo
         padding_side=node.choice("padding_side", sides, default=None),
         truncation_side=node.choice("truncation_side", sides, default=None),
         special_tokens=None if roles is None else tuple(roles.items()))
-
-
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise FormatError(f"{path}: cannot read: {e.strerror}") from None
 
 
 def _limit(node: Node) -> int | None:
