@@ -32,6 +32,10 @@ from .progress import make_progress
 from .sinks import NpySink, TextSink, encode_batches
 
 FORMATS = ("ids", "tokens", "jsonl", "npy")
+# The longest line encode takes (characters): one line is one sequence, encoded in one piece,
+# and its encoding costs 17-60x the line in memory (ids to jsonl). At this cap that is at most
+# ~250 MB; a longer line is refused naming it (raise the cap with --max-line-chars).
+MAX_LINE_CHARS = 1 << 22
 
 ENCODE_EXAMPLES = """\
 examples:
@@ -110,6 +114,10 @@ def _register_encode(sub, parents) -> None:
                         help="truncate each sequence to N tokens (special tokens included)")
     parser.add_argument("--num-threads", type=positive_int, metavar="N",
                         help="threads for encoding (default: the tokenizer's choice)")
+    parser.add_argument("--max-line-chars", type=positive_int, metavar="N",
+                        default=MAX_LINE_CHARS,
+                        help=f"refuse a line longer than N characters (default: {MAX_LINE_CHARS:,}"
+                             "; memory grows 17-60x a line's size)")
     group = parser.add_argument_group("distributed encoding")
     group.add_argument("--engine", choices=("local", "dask"), default="local",
                        help="dask: one output shard per input file or block, plus "
@@ -164,11 +172,21 @@ def encode_lines(tok, reader: LineReader, sink, args, progress) -> tuple[int, in
     def report(lines: int, tokens: int) -> None:
         progress.update(done=reader.bytes_read, lines=lines, tokens=tokens)
 
-    return encode_batches(tok, (text for _, _, text in reader), sink,
+    return encode_batches(tok, checked_lines(reader, args.max_line_chars), sink,
                           add_special_tokens=args.add_special_tokens,
                           num_threads=args.num_threads,
                           batch_lines=1 if _interactive(reader.paths) else BATCH_LINES,
                           after_batch=report)
+
+
+def checked_lines(reader: LineReader, max_chars: int):
+    """The texts of ``reader``'s lines; a line over ``max_chars`` is a ``CLIError`` naming it."""
+    for source, number, text in reader:
+        if len(text) > max_chars:
+            raise CLIError(f"{source}:{number}: a line of {len(text):,} characters is longer "
+                           f"than --max-line-chars {max_chars:,} (one line is one sequence, "
+                           "encoded whole: split the line, or raise the limit)")
+        yield text
 
 
 def _interactive(paths: list[str]) -> bool:
