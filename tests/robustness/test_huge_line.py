@@ -6,6 +6,8 @@ import resource
 import subprocess
 import sys
 
+import pytest
+
 from tests.robustness.helpers import VOCAB
 from wordpieces.cli.encode import MAX_LINE_CHARS
 
@@ -49,3 +51,15 @@ def test_a_line_at_the_cap_is_encoded(tmp_path):
     out = _encode(tmp_path, ["--max-line-chars", "11"], b"hello world\n")
     assert out.returncode == 0, out.stderr.decode()
     assert out.stdout.decode().split() == [str(VOCAB.index("hello")), str(VOCAB.index("world"))]
+
+
+def test_the_dask_engine_names_the_block(tmp_path):
+    """--engine dask: the worker refuses the long line, naming the file and its block."""
+    pytest.importorskip("distributed")
+    source = tmp_path / "in.txt"
+    source.write_text("hello world\n" + "hello world hello wor\n", encoding="utf-8")
+    out = _encode(tmp_path, ["--engine", "dask", "--num-proc", "1", "--max-line-chars", "20",
+                             str(source), "-o", str(tmp_path / "shards")], b"")
+    assert out.returncode == 2, out.stderr.decode()
+    assert f"{source}: line 2 of the block at byte 0: a line of 21 characters" in \
+        out.stderr.decode()

@@ -47,10 +47,11 @@ def plan_shards(paths: list[str], output_dir: str, fmt: str,
     return tasks
 
 
-def encode_shard(tok, task: dict, fmt: str, add_special_tokens: bool) -> dict:
+def encode_shard(tok, task: dict, fmt: str, add_special_tokens: bool,
+                 max_line_chars: int | None = None) -> dict:
     """Encode one block into its shard (runs on a worker); return its counts."""
     block: Block = task["block"]
-    texts = block_lines(block)
+    texts = _capped(block_lines(block), block, max_line_chars)
     if fmt == "npy":
         with NpySink(task["shard"], tok.vocab_size) as sink:
             lines, tokens = encode_batches(tok, texts, sink, num_threads=1,
@@ -64,6 +65,16 @@ def encode_shard(tok, task: dict, fmt: str, add_special_tokens: bool) -> dict:
             "start": block.start, "end": end, "lines": lines, "tokens": tokens}
 
 
+def _capped(texts, block: Block, max_chars: int | None):
+    """The block's texts; a line over ``max_chars`` is a ``CLIError`` naming where it is."""
+    for number, text in enumerate(texts, 1):
+        if max_chars is not None and len(text) > max_chars:
+            raise CLIError(f"{block.path}: line {number} of the block at byte {block.start}: a "
+                           f"line of {len(text):,} characters is longer than --max-line-chars "
+                           f"{max_chars:,}")
+        yield text
+
+
 def run_distributed_encode(args, tok, paths: list[str]) -> int:
     """Encode ``paths`` (the resolved inputs) on the cluster into shards and a manifest."""
     distributed = require("distributed", "dask")
@@ -74,7 +85,7 @@ def run_distributed_encode(args, tok, paths: list[str]) -> int:
     with connect(args.scheduler, args.num_proc) as client:
         shipped = client.scatter(tok, broadcast=True)
         futures = {client.submit(encode_shard, shipped, task, args.format,
-                                 args.add_special_tokens, pure=False): i
+                                 args.add_special_tokens, args.max_line_chars, pure=False): i
                    for i, task in enumerate(tasks)}
         results = _gather(distributed, futures, tasks, progress)
     _write_manifest(args, results)
