@@ -15,13 +15,14 @@ from tests.unit.learn.merge_reference import (
     brute_force_merges,
     log_likelihood,
 )
-from wordpieces.learn.learners.bottom_up import MergeState, learn_bottom_up
+from wordpieces.learn.learners.bottom_up import learn_bottom_up
 from wordpieces.learn.learners.merge_scores import (
     likelihood_gain,
     likelihood_gain_of,
     scorer,
     xlogx_change,
 )
+from wordpieces.learn.learners.merge_state import MergeState
 
 
 @settings(max_examples=80, deadline=None)

@@ -17,8 +17,9 @@ from tests.unit.learn.merge_reference import alphabet_of
 from wordpieces.learn.counting import count_words
 from wordpieces.learn.learners import bottom_up as bu
 from wordpieces.learn.learners import native_merge
-from wordpieces.learn.learners.bottom_up import MergeState, learn_bottom_up, merge_state
+from wordpieces.learn.learners.bottom_up import learn_bottom_up, merge_state
 from wordpieces.learn.learners.merge_scores import Count
+from wordpieces.learn.learners.merge_state import MergeState
 
 needs_native = pytest.mark.skipif(native_merge.native_merge_error([]) != "",
                                   reason="the merge extension is not built")
