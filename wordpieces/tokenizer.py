@@ -47,7 +47,7 @@ from .pipeline.added_tokens import AddedToken, AddedVocabulary, as_added_token
 from .pipeline.decoders import Decoder, WordPieceDecoder, detokenize
 from .pipeline.normalizers import BertNormalizer, Normalizer
 from .pipeline.pre_tokenizers import BertPreTokenizer, PreTokenizer
-from .pipeline.processors import PostProcessor, default_processor
+from .pipeline.processors import PostProcessor, check_special_ids, default_processor
 from .sequences import SequenceEncoder
 from .transformers_api import TransformersMixin
 from .vocab import Vocab
@@ -96,7 +96,7 @@ class Tokenizer(TransformersMixin):
         self._model = model
         self._normalizer = normalizer
         self._pre_tokenizer = pre_tokenizer
-        self.post_processor = post_processor
+        self._post_processor = post_processor
         self.decoder = decoder
         self.flavor = flavor or _flavor_of(normalizer, pre_tokenizer)
         if self.flavor not in FLAVORS:
@@ -110,6 +110,7 @@ class Tokenizer(TransformersMixin):
         self.vocab_path: str | None = None
         self._rebuild()
         self._add(added_tokens, special=True)
+        check_special_ids(post_processor, self._seq.id_tokens)
 
     # ------------------------------------------------------------ construction
 
@@ -231,6 +232,15 @@ class Tokenizer(TransformersMixin):
     def model(self, value) -> None:
         self._model = value
         self._rebuild()
+
+    @property
+    def post_processor(self):
+        return self._post_processor
+
+    @post_processor.setter
+    def post_processor(self, value) -> None:
+        check_special_ids(value, self._seq.id_tokens)
+        self._post_processor = value
 
     @property
     def normalizer(self):

@@ -206,3 +206,17 @@ def test_too_many_counting_processes_are_refused_with_the_same_rule():
 
     with pytest.raises(ValueError, match=rf"num_proc must be at most {MAX_THREADS}"):
         count_words(iter(["a b"]), num_proc=MAX_THREADS + 1)
+
+
+@pytest.mark.parametrize("bad_id", [70000, 10**20])
+def test_a_python_built_processor_with_an_unknown_special_id_is_refused(bad_id):
+    """Set on a tokenizer or given to it, a processor naming a non-token id is refused."""
+    tok = wp.Tokenizer.from_vocab(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hi"],
+                                  flavor="huggingface")
+    bad = wp.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+                                special_tokens=[("[CLS]", bad_id), ("[SEP]", 3)])
+    with pytest.raises(wp.VocabError, match=rf"'\[CLS\]' has id {bad_id}, not a token"):
+        tok.post_processor = bad
+    with pytest.raises(wp.VocabError, match="not a token of this tokenizer"):
+        wp.Tokenizer(tok.model, post_processor=wp.BertProcessing(("[SEP]", 3), ("[CLS]", bad_id)))
+    assert tok.encode("hi").ids == [2, 4, 3]  # the old processor stays

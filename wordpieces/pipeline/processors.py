@@ -266,6 +266,37 @@ class TemplateProcessing(PostProcessorBase):
                 f"pair={template_text(self.pair)!r})")
 
 
+def special_token_ids(config: dict) -> list[tuple[str, int]]:
+    """The ``(name, id)`` of every special token a post-processor's config names.
+
+    Read from ``to_config()`` (HF's JSON layout), so that a tokenizer can check every
+    processor kind the same way it checks one read from a file.
+
+    >>> special_token_ids(BertProcessing(("[SEP]", 3), ("[CLS]", 2)).to_config())
+    [('[SEP]', 3), ('[CLS]', 2)]
+    """
+    if config.get("type") == "Sequence":
+        return [pair for child in config.get("processors", [])
+                for pair in special_token_ids(child)]
+    if "special_tokens" in config:
+        return [(name, id_) for name, spec in config["special_tokens"].items()
+                for id_ in spec.get("ids", [])]
+    return [tuple(config[key]) for key in ("sep", "cls") if key in config]
+
+
+def check_special_ids(processor, id_tokens: list) -> None:
+    """Refuse ``processor`` (None passes) if a special-token id of it is not in ``id_tokens``.
+
+    ``id_tokens`` is a tokenizer's id -> token list (None for an unused id): a processor
+    emitting another id would give ids that no token, decoder or array type can take.
+    """
+    pairs = [] if processor is None else special_token_ids(processor.to_config())
+    for name, id_ in pairs:
+        if not (isinstance(id_, int) and 0 <= id_ < len(id_tokens)) or id_tokens[id_] is None:
+            raise VocabError(f"post_processor: special token {name!r} has id {id_!r}, not a "
+                             f"token of this tokenizer (ids 0..{len(id_tokens) - 1})")
+
+
 def default_processor(vocab: Vocab | Mapping[str, int], template: str | None = "auto",
                       pair_template: str | None = None) -> TemplateProcessing | None:
     """The post-processor of ``template``/``pair_template`` with ``vocab``'s ids.
