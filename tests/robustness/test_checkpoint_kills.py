@@ -105,25 +105,42 @@ def whole_blocks(folder: Path) -> int:
 
 def kill_then_finish(corpus, uninterrupted, tmp_path, *, num_proc: int, kills: int,
                      midway_at_least: int):
-    folder, out = tmp_path / "ckpt", tmp_path / "counts.tsv"
-    command = count_command(corpus, out, num_proc=num_proc, checkpoint=folder)
-    total_blocks = -(-corpus.stat().st_size // BLOCKSIZE)
+    """Spend ``kills`` kills in rounds: each round kills runs on one checkpoint folder until
+    every block is recorded, then finishes it and checks the output. A fast machine records
+    many blocks between a progress line and its kill, so one folder takes only a few kills."""
     rng = random.Random(SEED * 100 + num_proc)
-    recorded, midway, done = [], 0, 0
-    for _ in range(kills):
+    midway, spent, rounds = 0, 0, 0
+    while spent < kills:
+        folder = tmp_path / f"ckpt{rounds}"
+        landed, tried = kill_one_folder(corpus, folder, num_proc, kills - spent, rng)
+        midway, spent, rounds = midway + landed, spent + tried, rounds + 1
+        finish(corpus, uninterrupted, folder, tmp_path / f"counts{rounds}.tsv", num_proc)
+    assert midway >= midway_at_least, (
+        f"too few kills landed mid-count: {midway} of {spent} in {rounds} rounds")
+
+
+def kill_one_folder(corpus, folder, num_proc: int, budget: int, rng) -> tuple[int, int]:
+    """Kill runs on ``folder`` until every block is recorded or ``budget`` is spent;
+    return (kills that landed mid-count, kills tried)."""
+    command = count_command(corpus, folder.with_suffix(".tsv"), num_proc=num_proc,
+                            checkpoint=folder)
+    total_blocks = -(-corpus.stat().st_size // BLOCKSIZE)
+    midway = done = tried = 0
+    while tried < budget and done < total_blocks:
         # a little past what is recorded: most kills land mid-count, each one a bit later
         share = min(done / total_blocks + rng.uniform(0.005, 0.03), 0.97)
+        tried += 1
         if kill_at_progress(command, share, rng.uniform(0.0, 0.05)):
             done = whole_blocks(folder) if folder.exists() else 0
-            recorded.append(done)
             midway += 0 < done < total_blocks
-        if done == total_blocks:
-            break  # every block recorded: nothing left to interrupt
-    assert midway >= midway_at_least, (
-        f"too few kills landed mid-count: blocks recorded after kills {recorded}")
-    timed_run(command)
+    return midway, tried
+
+
+def finish(corpus, uninterrupted, folder, out, num_proc: int) -> None:
+    """A last run on ``folder``: the counts of an uninterrupted run, no temporaries left."""
+    timed_run(count_command(corpus, out, num_proc=num_proc, checkpoint=folder))
     assert out.read_bytes() == uninterrupted
-    assert whole_blocks(folder) == total_blocks
+    assert whole_blocks(folder) == -(-corpus.stat().st_size // BLOCKSIZE)
     assert leftovers(folder) == []
 
 
