@@ -170,6 +170,10 @@ class _Scanner:
             if shared is not None:
                 return (f"a quantifier inside a repeated group can go on or stop on the same "
                         f"character {shared!r}, as in (a+)+")
+        if high > 1 and self.first_seq(body)[1]:
+            # the engine may repeat an empty match in many ways before giving up
+            # (fuzzing found (()+a)+a+$ taking seconds on 28 characters)
+            return "a repeated part can match the empty string, as in (a*)+ or (()+a)+"
         if high > 1:
             return self.scan(body, self.first_of(body, []) + follow, True)
         return self.scan(body, follow, in_repeat)
