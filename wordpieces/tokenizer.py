@@ -5,8 +5,9 @@ post-processor, decoder; docs/architecture.md) and offers the calls users know f
 ``tokenizers`` (``encode``, ``encode_batch``, padding and truncation, ``decode``),
 ``transformers`` (calling the tokenizer) and TensorFlow Text (``tokenize``,
 ``detokenize``, ``lookup``). Texts are encoded by ``sequences.SequenceEncoder`` (the
-hot path: the native extension or ``fast.word_encoder.WordEncoder``, in batches);
-everything after it (truncation, special tokens, padding) reproduces HF's ``Encoding``
+hot path: the native extension or ``fast.word_encoder.WordEncoder``, in batches) and
+turned into ``Encoding`` objects by ``encode_batch.encode_many``; everything after the
+word encoder (truncation, special tokens, padding) reproduces HF's ``Encoding``
 semantics exactly. Each stage is any object meeting its protocol (``pipeline``'s
 ``Normalizer``, ``PreTokenizer``, ``Model``, ``PostProcessor``, ``Decoder``).
 
@@ -17,20 +18,17 @@ rest of the ``transformers`` interface (``transformers_api.TransformersMixin``).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import gc
 import os
 import re
 from collections.abc import Iterable
 
-from .batches import BatchFinisher, unzip_fast
+from .batches import BatchFinisher
+from .encode_batch import encode_many
 from .encoding.batch_encoding import BatchEncoding, call_tokenizer
 from .encoding.encoding import Encoding
-from .encoding.finishing import Finisher, pad, pad_batch
-from .encoding.lazy_encoding import Layout, LazyEncoding
 from .encoding.padding import PaddingParams, TruncationParams
-from .errors import TokenizeError, VocabError, check_batch, check_thread_count
+from .errors import TokenizeError, VocabError, check_batch
 from .flavors.rules import FLAVORS, get_flavor
 from .formats.tokenizer_json import (
     TokenizerParts,
@@ -480,45 +478,9 @@ class Tokenizer(TransformersMixin):
         call's options decide, and the tokenizer's own settings are left unchanged.
         """
         items = texts if isinstance(texts, list) else list(check_batch(texts))
-        with _collector_paused():
-            return self._encode_many_now(items, add_special_tokens, truncation, padding,
-                                         num_threads)
-
-    def _encode_many_now(self, items: list, add_special_tokens: bool,
-                         truncation: TruncationParams | None, padding: PaddingParams | None,
-                         num_threads: int | None) -> list[Encoding]:
-        firsts, maybe_pairs = unzip_fast(items)
-        pairs = [None] * len(firsts) if maybe_pairs is None else maybe_pairs
-        seconds = [] if maybe_pairs is None else [p for p in pairs if p is not None]
-        layout = (None if self.post_processor is None
-                  else self.post_processor.single_layout(self._seq.id_tokens,
-                                                          add_special_tokens))
-        finisher = Finisher(self.post_processor, add_special_tokens, truncation, padding)
-        if layout is not None and not seconds and truncation is None:
-            out = self._encode_singles(firsts, layout, finisher, num_threads)
-        else:
-            flat = self._seq.encodings(firsts + seconds,
-                                       [0] * len(firsts) + [1] * len(seconds),
-                                       check_thread_count(num_threads))
-            rest = iter(flat[len(firsts):])
-            out = [finisher.encoding(enc, None if p is None else next(rest), layout)
-                   for enc, p in zip(flat[:len(firsts)], pairs, strict=True)]
-        pad_batch(out, padding)
-        return out
-
-    def _encode_singles(self, texts: list[str], layout: Layout, finisher: Finisher,
-                        num_threads: int | None) -> list[Encoding]:
-        """The common case: single texts, no truncation; lazy encodings in their layout."""
-        out = self._seq.encodings(texts, [0] * len(texts), check_thread_count(num_threads), layout)
-        plain = Finisher(self.post_processor, finisher.add_special_tokens, None, None)
-        for i, enc in enumerate(out):
-            if not isinstance(enc, LazyEncoding):  # a text with added tokens
-                out[i] = plain.encoding(enc, None)
-        padding = finisher.padding
-        if padding is not None:
-            for enc in out:
-                pad(enc, padding.target_length([len(enc)]), padding)
-        return out
+        return encode_many(self._seq, self.post_processor, items,
+                           add_special_tokens=add_special_tokens, truncation=truncation,
+                           padding=padding, num_threads=num_threads)
 
     # ------------------------------------------------------------ decoding
 
@@ -582,19 +544,3 @@ def _default_specials(vocab: Vocab, special_tokens, unk_token: str, processor) -
             specials.append(token)
     return sorted(specials, key=vocab.ids.__getitem__)
 
-
-@contextlib.contextmanager
-def _collector_paused():
-    """Pause Python's cyclic garbage collector while a batch is built.
-
-    A batch allocates a few lists per encoding and a tuple per offset, none of them in
-    reference cycles; left running, the collector re-scans them again and again and
-    takes almost half of the time of encode_batch.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()

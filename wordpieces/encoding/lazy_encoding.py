@@ -20,8 +20,12 @@ builds a new list, with given items before and after the row): ``ListTokens`` (l
 at hand), ``fast.word_encoder.ChunkTokens`` (pure Python), ``fast.backend.ColumnTokens``
 (native batches, built in C).
 
-Not handled here: pairs and overflowing windows (built eagerly by ``processors``),
-deciding when the fast path applies (``tokenizer``).
+A pair (``LazyPairEncoding``) holds both sequences' raw tokens and a ``PairLayout``
+(what goes before, between and after them); each list is built in one call
+(``ids_with``… of the first raw tokens, given the second).
+
+Not handled here: overflowing windows (built eagerly by ``processors``), deciding when
+the fast path applies (``encode_batch``).
 """
 
 from __future__ import annotations
@@ -57,6 +61,38 @@ class IdTokens:
     def tokens(self, names: list, before: tuple = (), after: tuple = ()) -> list[str]:
         return [*before, *map(names.__getitem__, self._ids), *after]
 
+    # A pair's lists: this sequence, then ``second`` (raw tokens of the same kind), with
+    # ``middle`` between them. Built from the one-sequence methods of both.
+
+    def ids_with(self, second, before: tuple, middle: tuple, after: tuple) -> list[int]:
+        out = self.ids(before, middle)
+        out += second.ids((), after)
+        return out
+
+    def tokens_with(self, names: list, second, before: tuple, middle: tuple,
+                    after: tuple) -> list[str]:
+        out = self.tokens(names, before, middle)
+        out += second.tokens(names, (), after)
+        return out
+
+    def offsets_with(self, second, before: tuple, middle: tuple,
+                     after: tuple) -> list[tuple[int, int]]:
+        out = self.offsets(before, middle)
+        out += second.offsets((), after)
+        return out
+
+    def word_ids_with(self, second, before: tuple, middle: tuple,
+                      after: tuple) -> list[int | None]:
+        out = self.word_ids(before, middle)
+        out += second.word_ids((), after)
+        return out
+
+    def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
+        raise NotImplementedError(f"{type(self).__name__} holds ids only")
+
+    def word_ids(self, before: tuple = (), after: tuple = ()) -> list[int | None]:
+        raise NotImplementedError(f"{type(self).__name__} holds ids only")
+
 
 class ListTokens(IdTokens):
     """Raw tokens already held as lists (the general paths)."""
@@ -80,6 +116,16 @@ FIELDS = ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_ma
           "attention_mask")
 
 
+def _extra_frames(extras: tuple[tuple[Extra, ...], ...]) -> tuple[tuple, ...]:
+    """Per field of ``FIELDS``, the items of each group of extras (no per-token values)."""
+    columns = [_transpose(group) for group in extras]
+    return (tuple(c[0] for c in columns), tuple(c[1] for c in columns),
+            tuple(((0, 0),) * len(group) for group in extras),
+            tuple((None,) * len(group) for group in extras),
+            tuple(c[2] for c in columns), tuple((1,) * len(group) for group in extras),
+            tuple(c[3] for c in columns))
+
+
 @dataclass(frozen=True, eq=False)
 class Layout:
     """What surrounds one sequence: extra tokens before and after it, and its type id.
@@ -101,12 +147,9 @@ class Layout:
         For the last three, also the value of each sequence token. Worked out once per
         layout (on first use), not once per list.
         """
-        p, s = len(self.prefix), len(self.suffix)
-        before, after = _transpose(self.prefix), _transpose(self.suffix)
-        return ((before[0], after[0]), (before[1], after[1]),
-                (((0, 0),) * p, ((0, 0),) * s), ((None,) * p, (None,) * s),
-                (before[2], after[2], self.type_id), ((1,) * p, (1,) * s, 0),
-                (before[3], after[3], 1))
+        frames = _extra_frames((self.prefix, self.suffix))
+        values = (self.type_id, 0, 1)
+        return frames[:4] + tuple((*frames[4 + i], values[i]) for i in range(3))
 
     def ranges(self, n: int) -> dict[int, tuple[int, int]]:
         """``sequence_ranges`` of a sequence of ``n`` tokens in this layout."""
@@ -122,36 +165,108 @@ class Layout:
         return replace(self, suffix=self.suffix + (pad,) * n)
 
 
+@dataclass(frozen=True, eq=False)
+class PairLayout:
+    """What surrounds the two sequences of a pair: extras before, between and after them.
+
+    The sequences are named in the order they appear: ``sequence_indices`` is what
+    ``sequence_ranges`` records for each (``(0, 1)``, or ``(1, 0)`` for a template that
+    puts ``$B`` first), ``type_ids`` the type id of each one's tokens.
+    """
+
+    id_tokens: list
+    type_ids: tuple[int, int] = (0, 1)
+    prefix: tuple[Extra, ...] = ()
+    middle: tuple[Extra, ...] = ()
+    suffix: tuple[Extra, ...] = ()
+    sequence_indices: tuple[int, int] = (0, 1)
+
+    @functools.cached_property
+    def frames(self) -> tuple[tuple, ...]:
+        """Per list of ``FIELDS``: (before, middle, after), plus each sequence's value
+        in the last three lists."""
+        frames = _extra_frames((self.prefix, self.middle, self.suffix))
+        values = (self.type_ids, (0, 0), (1, 1))
+        return frames[:4] + tuple((*frames[4 + i], *values[i]) for i in range(3))
+
+    def ranges(self, n1: int, n2: int) -> dict[int, tuple[int, int]]:
+        """``sequence_ranges`` of sequences of ``n1`` then ``n2`` tokens (in that order)."""
+        start1 = len(self.prefix)
+        start2 = start1 + n1 + len(self.middle)
+        first, second = self.sequence_indices
+        return {first: (start1, start1 + n1), second: (start2, start2 + n2)}
+
+    def padded(self, n: int, direction: str, pad: Extra) -> PairLayout:
+        """This layout with ``n`` padding tokens added on one side."""
+        if direction == "left":
+            return replace(self, prefix=(pad,) * n + self.prefix)
+        return replace(self, suffix=self.suffix + (pad,) * n)
+
+
 def _transpose(extras: tuple[Extra, ...]) -> tuple[tuple, ...]:
     return tuple(zip(*extras, strict=True)) if extras else ((), (), (), ())
 
 
-def _ids(raw, layout: Layout) -> list:
-    return raw.ids(*layout.frames[0])
+# The builders of each list of FIELDS, from a lazy encoding's raw tokens and layout.
+
+def _ids(enc) -> list:
+    return enc._raw.ids(*enc._layout.frames[0])
 
 
-def _tokens(raw, layout: Layout) -> list:
-    return raw.tokens(layout.id_tokens, *layout.frames[1])
+def _tokens(enc) -> list:
+    layout = enc._layout
+    return enc._raw.tokens(layout.id_tokens, *layout.frames[1])
 
 
-def _offsets(raw, layout: Layout) -> list:
-    return raw.offsets(*layout.frames[2])
+def _offsets(enc) -> list:
+    return enc._raw.offsets(*enc._layout.frames[2])
 
 
-def _word_ids(raw, layout: Layout) -> list:
-    return raw.word_ids(*layout.frames[3])
+def _word_ids(enc) -> list:
+    return enc._raw.word_ids(*enc._layout.frames[3])
 
 
 def _per_token(index: int):
     """The builder of list ``FIELDS[index]`` that holds one value per sequence token."""
-    def build(raw, layout: Layout) -> list:
-        before, after, value = layout.frames[index]
-        return [*before, *(value,) * len(raw), *after]
+    def build(enc) -> list:
+        before, after, value = enc._layout.frames[index]
+        return [*before, *(value,) * len(enc._raw), *after]
     return build
 
 
-# The builder of each list of FIELDS, from the raw tokens and the layout.
 _BUILDERS = (_ids, _tokens, _offsets, _word_ids, _per_token(4), _per_token(5), _per_token(6))
+
+
+def _pair_ids(enc) -> list:
+    return enc._raw.ids_with(enc._second, *enc._layout.frames[0])
+
+
+def _pair_tokens(enc) -> list:
+    layout = enc._layout
+    return enc._raw.tokens_with(layout.id_tokens, enc._second, *layout.frames[1])
+
+
+def _pair_offsets(enc) -> list:
+    return enc._raw.offsets_with(enc._second, *enc._layout.frames[2])
+
+
+def _pair_word_ids(enc) -> list:
+    return enc._raw.word_ids_with(enc._second, *enc._layout.frames[3])
+
+
+def _pair_per_token(index: int):
+    """``_per_token`` for a pair: each sequence's value, extras around and between."""
+    def build(enc) -> list:
+        before, middle, after, first, second = enc._layout.frames[index]
+        out = [*before, *(first,) * len(enc._raw), *middle]
+        out += [second] * len(enc._second)
+        out += after
+        return out
+    return build
+
+
+_PAIR_BUILDERS = (_pair_ids, _pair_tokens, _pair_offsets, _pair_word_ids, _pair_per_token(4),
+                  _pair_per_token(5), _pair_per_token(6))
 
 
 # LazyEncoding._state bits: one per FIELDS entry (set: that list is in its slot), and
@@ -159,13 +274,12 @@ _BUILDERS = (_ids, _tokens, _offsets, _word_ids, _per_token(4), _per_token(5), _
 TOUCHED = 1 << len(FIELDS)
 
 
-def _lazy_field(index: int) -> property:
-    """A property for ``FIELDS[index]``: the list is built on first read, then kept.
+def _lazy_field(index: int, build) -> property:
+    """A property for ``FIELDS[index]``: the list is ``build(self)`` on first read, then kept.
 
     It lives in Encoding's own slot; a bit of ``_state`` says it is there (no extra
     container per encoding, which the garbage collector would scan again and again).
     """
-    build = _BUILDERS[index]
     slot = Encoding.__dict__[FIELDS[index]]
     load, store = slot.__get__, slot.__set__
     bit = 1 << index
@@ -173,7 +287,7 @@ def _lazy_field(index: int) -> property:
     def get(self):
         if self._state & bit:
             return load(self)
-        value = build(self._raw, self._layout)
+        value = build(self)
         store(self, value)
         self._state |= bit | TOUCHED
         return value
@@ -223,13 +337,13 @@ class LazyEncoding(Encoding):
         self._raw, self._layout, self._state = raw, layout, 0
 
     # Encoding's lists, one property each over the slot list (order of FIELDS).
-    ids = _lazy_field(0)
-    tokens = _lazy_field(1)
-    offsets = _lazy_field(2)
-    word_ids = _lazy_field(3)
-    type_ids = _lazy_field(4)
-    special_tokens_mask = _lazy_field(5)
-    attention_mask = _lazy_field(6)
+    ids = _lazy_field(0, _BUILDERS[0])
+    tokens = _lazy_field(1, _BUILDERS[1])
+    offsets = _lazy_field(2, _BUILDERS[2])
+    word_ids = _lazy_field(3, _BUILDERS[3])
+    type_ids = _lazy_field(4, _BUILDERS[4])
+    special_tokens_mask = _lazy_field(5, _BUILDERS[5])
+    attention_mask = _lazy_field(6, _BUILDERS[6])
     # No windows until truncation makes some; ranges from the layout.
     overflowing = _window_field("overflowing", lambda self: [])
     sequence_ranges = _window_field("sequence_ranges",
@@ -263,6 +377,58 @@ class LazyEncoding(Encoding):
 
     def __reduce_ex__(self, protocol):
         return _plain, (self.copy(),)  # pickled (and deep-copied) as a plain Encoding
+
+
+class LazyPairEncoding(LazyEncoding):
+    """A ``LazyEncoding`` of a pair: two sequences' raw tokens in a ``PairLayout``.
+
+    ``raw`` and ``second`` are in the order the layout puts them; both are raw tokens
+    of the same kind (two ``Row``s, or two Python ones).
+
+    >>> names = ["[CLS]", "[SEP]", "hi", "yo"]
+    >>> enc = LazyPairEncoding(ListTokens([2], [(0, 2)], [0]), ListTokens([3], [(0, 2)], [0]),
+    ...                        PairLayout(names, middle=((1, "[SEP]", 0, 1),)))
+    >>> enc.tokens, enc.type_ids, enc.word_ids, enc.sequence_ranges
+    (['hi', '[SEP]', 'yo'], [0, 0, 1], [0, None, 0], {0: (0, 1), 1: (2, 3)})
+    """
+
+    __slots__ = ("_second",)
+    _layout: PairLayout  # type: ignore[assignment]  # the slot holds a pair layout here
+
+    def __init__(self, raw, second, layout: PairLayout):
+        self._raw, self._second, self._layout, self._state = raw, second, layout, 0
+
+    ids = _lazy_field(0, _PAIR_BUILDERS[0])
+    tokens = _lazy_field(1, _PAIR_BUILDERS[1])
+    offsets = _lazy_field(2, _PAIR_BUILDERS[2])
+    word_ids = _lazy_field(3, _PAIR_BUILDERS[3])
+    type_ids = _lazy_field(4, _PAIR_BUILDERS[4])
+    special_tokens_mask = _lazy_field(5, _PAIR_BUILDERS[5])
+    attention_mask = _lazy_field(6, _PAIR_BUILDERS[6])
+    sequence_ranges = _window_field("sequence_ranges", lambda self: self._layout.ranges(
+        len(self._raw), len(self._second)))
+
+    def relayout(self, layout) -> LazyEncoding:
+        raise TypeError("a pair encoding keeps its PairLayout")
+
+    def __len__(self) -> int:
+        if not self._state:
+            layout = self._layout
+            return (len(layout.prefix) + len(self._raw) + len(layout.middle)
+                    + len(self._second) + len(layout.suffix))
+        return len(self.ids)
+
+
+def lazy_pair(first: LazyEncoding, second: LazyEncoding, layout: PairLayout) -> LazyEncoding:
+    """The pair of two fresh one-sequence lazy encodings in ``layout``.
+
+    ``first`` and ``second`` are the pair's sequences 0 and 1 (input order); the layout
+    says in which order they appear.
+    """
+    assert first.fresh and second.fresh, "pairing encodings already read"
+    if layout.sequence_indices == (1, 0):
+        first, second = second, first
+    return LazyPairEncoding(first._raw, second._raw, layout)
 
 
 def _plain(encoding: Encoding) -> Encoding:

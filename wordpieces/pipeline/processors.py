@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..encoding.encoding import Encoding
-from ..encoding.lazy_encoding import Layout
+from ..encoding.lazy_encoding import Layout, PairLayout
 from ..errors import VocabError
 from ..vocab import Vocab
 
@@ -45,6 +45,8 @@ class PostProcessor(Protocol):
     - ``single_layout(id_tokens, add_special_tokens)``: what surrounds one sequence, so
       that batches of single texts come out as ``LazyEncoding``s in that layout
       without calling ``process``; ``None`` opts out (``process`` is called);
+    - optionally ``pair_layout(id_tokens, add_special_tokens)``: the same for a pair
+      (``PairLayout``); a processor without it, or returning None, gets ``process``;
     - ``to_config()``: HF's JSON form, written when the tokenizer is saved.
     """
 
@@ -104,6 +106,10 @@ class PostProcessorBase:
 
         ``None`` means "no shortcut: call ``process``".
         """
+        return None
+
+    def pair_layout(self, id_tokens: list, add_special_tokens: bool) -> PairLayout | None:
+        """What ``process`` puts around a pair (types 0 and 1), or None: no shortcut."""
         return None
 
     def to_config(self) -> dict:
@@ -237,6 +243,15 @@ class TemplateProcessing(PostProcessorBase):
         return Layout(id_tokens, self.single[at].type_id,
                       self._extras(self.single[:at], add_special_tokens),
                       self._extras(self.single[at + 1:], add_special_tokens), 0)
+
+    def pair_layout(self, id_tokens: list, add_special_tokens: bool) -> PairLayout:
+        at = [i for i, p in enumerate(self.pair) if p.is_sequence]
+        first, second = self.pair[at[0]], self.pair[at[1]]
+        before, middle, after = (self._extras(part, add_special_tokens) for part in (
+            self.pair[:at[0]], self.pair[at[0] + 1:at[1]], self.pair[at[1] + 1:]))
+        order = (0, 1) if first.name == "A" else (1, 0)
+        return PairLayout(id_tokens, (first.type_id, second.type_id), before, middle, after,
+                          order)
 
     def _extras(self, pieces: tuple[Piece, ...], add_special_tokens: bool) -> tuple:
         if not add_special_tokens:
@@ -397,6 +412,14 @@ class BertProcessing(PostProcessorBase):
             return Layout(id_tokens, 0, sequence_index=0)
         return Layout(id_tokens, 0, ((self.cls[1], self.cls[0], 0, 1),),
                       ((self.sep[1], self.sep[0], 0, 1),), 0)
+
+    def pair_layout(self, id_tokens: list, add_special_tokens: bool) -> PairLayout:
+        # The second sequence keeps the type id 1 it was encoded with, as in HF.
+        if not add_special_tokens:
+            return PairLayout(id_tokens)
+        return PairLayout(id_tokens, (0, 1), ((self.cls[1], self.cls[0], 0, 1),),
+                          ((self.sep[1], self.sep[0], 0, 1),),
+                          ((self.sep[1], self.sep[0], 1, 1),))
 
     def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
         if not add_special_tokens:

@@ -4,10 +4,11 @@
  * pairs, word ids int32); a LazyEncoding reads one row of them when a list is first
  * asked for. These functions build that list in one pass, with the layout's extra
  * items (special tokens, padding) before and after it, instead of the three or four
- * intermediate lists the same work takes in Python.
+ * intermediate lists the same work takes in Python. A pair's list is two rows with the
+ * layout's items before, between and after them, built in the same single pass.
  * Not handled here: which items go around a row (lazy_encoding.Layout).
  */
-#include "wp_module.h"
+#include "wp_columns.h"
 
 /* The buffer of `obj` as `width`-byte items, with [start, stop) checked against it. */
 static int row_view(PyObject *obj, Py_ssize_t width, Py_ssize_t start, Py_ssize_t stop,
@@ -24,26 +25,28 @@ static int row_view(PyObject *obj, Py_ssize_t width, Py_ssize_t start, Py_ssize_
     return 0;
 }
 
-/* A new list of len(before) + n + len(after) items, `before` and `after` filled in. */
-static PyObject *framed_list(PyObject *before, PyObject *after, Py_ssize_t n)
+/* A new list of n_rows rows with frames[0] before the first, frames[r] between rows
+ * r - 1 and r and frames[n_rows] after the last (row r has sizes[r] items, left empty). */
+static PyObject *framed_list(PyObject *const *frames, const Py_ssize_t *sizes, int n_rows)
 {
-    if (!PyTuple_Check(before) || !PyTuple_Check(after)) {
-        PyErr_SetString(PyExc_TypeError, "before and after must be tuples");
-        return NULL;
+    Py_ssize_t total = 0;
+    for (int r = 0; r <= n_rows; r++) {
+        if (!PyTuple_Check(frames[r])) {
+            PyErr_Format(PyExc_TypeError, "the frames around rows must be tuples, got %s",
+                         Py_TYPE(frames[r])->tp_name);
+            return NULL;
+        }
+        total += PyTuple_GET_SIZE(frames[r]) + (r < n_rows ? sizes[r] : 0);
     }
-    Py_ssize_t nb = PyTuple_GET_SIZE(before), na = PyTuple_GET_SIZE(after);
-    PyObject *list = PyList_New(nb + n + na);
-    if (!list)
-        return NULL;
-    for (Py_ssize_t i = 0; i < nb; i++) {
-        PyObject *x = PyTuple_GET_ITEM(before, i);
-        Py_INCREF(x);
-        PyList_SET_ITEM(list, i, x);
-    }
-    for (Py_ssize_t i = 0; i < na; i++) {
-        PyObject *x = PyTuple_GET_ITEM(after, i);
-        Py_INCREF(x);
-        PyList_SET_ITEM(list, nb + n + i, x);
+    PyObject *list = PyList_New(total);
+    Py_ssize_t at = 0;
+    for (int r = 0; list && r <= n_rows; r++) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(frames[r]); i++) {
+            PyObject *x = PyTuple_GET_ITEM(frames[r], i);
+            Py_INCREF(x);
+            PyList_SET_ITEM(list, at++, x);
+        }
+        at += r < n_rows ? sizes[r] : 0;
     }
     return list;
 }
@@ -97,24 +100,62 @@ static PyObject *name_item(const void *buf, Py_ssize_t i, PyObject *names)
     return x;
 }
 
+/* frames[0] + row 0 + frames[1] + ... + row n_rows - 1 + frames[n_rows], each row
+ * [bounds[2r], bounds[2r + 1]) of columns[r] read as `width`-byte items (n_rows <= 2) */
+static PyObject *rows_list(int n_rows, PyObject *const *columns, const Py_ssize_t *bounds,
+                           PyObject *const *frames, Py_ssize_t width, item_fn item,
+                           PyObject *names)
+{
+    Py_buffer views[2];
+    Py_ssize_t sizes[2];
+    int held = 0;
+    Py_ssize_t at = 0;
+    PyObject *list = NULL;
+    for (; held < n_rows; held++) {
+        if (row_view(columns[held], width, bounds[2 * held], bounds[2 * held + 1],
+                     &views[held]) < 0)
+            goto done;
+        sizes[held] = bounds[2 * held + 1] - bounds[2 * held];
+    }
+    list = framed_list(frames, sizes, n_rows);
+    for (int r = 0; list && r < n_rows; r++) {
+        at += PyTuple_GET_SIZE(frames[r]);
+        for (Py_ssize_t i = bounds[2 * r]; list && i < bounds[2 * r + 1]; i++) {
+            PyObject *x = item(views[r].buf, i, names);
+            if (!x)
+                Py_CLEAR(list);
+            else
+                PyList_SET_ITEM(list, at++, x);
+        }
+    }
+done:
+    while (held > 0)
+        PyBuffer_Release(&views[--held]);
+    return list;
+}
+
 /* before + [item(i) for i in range(start, stop)] + after, from `width`-byte items */
 static PyObject *row_list(PyObject *column, Py_ssize_t width, Py_ssize_t start, Py_ssize_t stop,
                           PyObject *before, PyObject *after, item_fn item, PyObject *names)
 {
-    Py_buffer view;
-    if (row_view(column, width, start, stop, &view) < 0)
+    Py_ssize_t bounds[2] = {start, stop};
+    PyObject *frames[2] = {before, after};
+    return rows_list(1, &column, bounds, frames, width, item, names);
+}
+
+/* Rows of columns as one list, by kind (wp_module.h's WP_ROW_*): see rows_list. */
+PyObject *wp_rows_list(int kind, int n_rows, PyObject *const *columns,
+                       const Py_ssize_t *bounds, PyObject *const *frames, PyObject *names)
+{
+    if (n_rows < 1 || n_rows > 2) {
+        PyErr_Format(PyExc_ValueError, "rows_list: %d rows (1 or 2 expected)", n_rows);
         return NULL;
-    PyObject *list = framed_list(before, after, stop - start);
-    Py_ssize_t nb = list ? PyTuple_GET_SIZE(before) : 0;
-    for (Py_ssize_t i = start; list && i < stop; i++) {
-        PyObject *x = item(view.buf, i, names);
-        if (!x)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, nb + i - start, x);
     }
-    PyBuffer_Release(&view);
-    return list;
+    if (kind == WP_ROW_PAIRS)
+        return rows_list(n_rows, columns, bounds, frames, 2 * sizeof(int64_t), pair_item, NULL);
+    if (kind == WP_ROW_NAMES)
+        return rows_list(n_rows, columns, bounds, frames, sizeof(int32_t), name_item, names);
+    return rows_list(n_rows, columns, bounds, frames, sizeof(int32_t), int_item, NULL);
 }
 
 /* One row of a column as a list, by kind (wp_module.h's WP_ROW_*). */

@@ -4,10 +4,12 @@
  * is first read. Rows are made for a whole batch in one call (_core.rows), and hold
  * only bytearrays, which hold no objects: a Row can be in no reference cycle, so it is
  * not a garbage-collected type and the collector never scans the batch's rows.
+ * The *_with methods build a pair's list: this row, then a second Row (the pair's
+ * other sequence), with what goes before, between and after them.
  * Not handled here: the lists themselves (wp_columns.c), what goes around them
- * (lazy_encoding.Layout).
+ * (lazy_encoding.Layout, PairLayout).
  */
-#include "wp_module.h"
+#include "wp_columns.h"
 
 typedef struct {
     PyObject_HEAD
@@ -84,6 +86,59 @@ static PyObject *Row_tokens(RowObject *self, PyObject *const *args, Py_ssize_t n
                        args[0]);
 }
 
+enum { COLUMN_IDS, COLUMN_OFFSETS, COLUMN_WORD_IDS };
+
+static PyObject *column_of(RowObject *row, int column)
+{
+    return column == COLUMN_OFFSETS ? row->offsets
+           : column == COLUMN_WORD_IDS ? row->word_ids : row->ids;
+}
+
+/* One list (kind, from `column`) of this row and `second` (a Row), framed by
+ * (before, middle, after): args[skip:] are (second, before, middle, after). */
+static PyObject *row_pair_list(RowObject *self, int kind, int column, PyObject *const *args,
+                               Py_ssize_t nargs, Py_ssize_t skip, const char *name)
+{
+    if (nargs != skip + 4) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", name, skip + 4,
+                     nargs);
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(args[skip], &WpRowType)) {
+        PyErr_Format(PyExc_TypeError, "%s(): the second sequence must be a Row, not %s", name,
+                     Py_TYPE(args[skip])->tp_name);
+        return NULL;
+    }
+    RowObject *second = (RowObject *)args[skip];
+    PyObject *columns[2] = {column_of(self, column), column_of(second, column)};
+    Py_ssize_t bounds[4] = {self->start, self->stop, second->start, second->stop};
+    return wp_rows_list(kind, 2, columns, bounds, args + skip + 1, skip ? args[0] : NULL);
+}
+
+static PyObject *Row_ids_with(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return row_pair_list(self, WP_ROW_INTS, COLUMN_IDS, args, nargs, 0, "ids_with");
+}
+
+static PyObject *Row_word_ids_with(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return row_pair_list(self, WP_ROW_INTS, COLUMN_WORD_IDS, args, nargs, 0, "word_ids_with");
+}
+
+static PyObject *Row_offsets_with(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return row_pair_list(self, WP_ROW_PAIRS, COLUMN_OFFSETS, args, nargs, 0, "offsets_with");
+}
+
+static PyObject *Row_tokens_with(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "tokens_with(names, ...): names must be a list");
+        return NULL;
+    }
+    return row_pair_list(self, WP_ROW_NAMES, COLUMN_IDS, args, nargs, 1, "tokens_with");
+}
+
 static PyMethodDef Row_methods[] = {
     {"ids", (PyCFunction)(void (*)(void))Row_ids, METH_FASTCALL,
      "ids(before=(), after=()) -> before + this row's ids + after"},
@@ -93,6 +148,14 @@ static PyMethodDef Row_methods[] = {
      "offsets(before=(), after=()) -> (start, end) tuples, framed"},
     {"word_ids", (PyCFunction)(void (*)(void))Row_word_ids, METH_FASTCALL,
      "word_ids(before=(), after=()) -> word indices, framed"},
+    {"ids_with", (PyCFunction)(void (*)(void))Row_ids_with, METH_FASTCALL,
+     "ids_with(second, before, middle, after) -> before + ids + middle + second's + after"},
+    {"tokens_with", (PyCFunction)(void (*)(void))Row_tokens_with, METH_FASTCALL,
+     "tokens_with(names, second, before, middle, after) -> the names of both rows' ids"},
+    {"offsets_with", (PyCFunction)(void (*)(void))Row_offsets_with, METH_FASTCALL,
+     "offsets_with(second, before, middle, after) -> both rows' offsets, framed"},
+    {"word_ids_with", (PyCFunction)(void (*)(void))Row_word_ids_with, METH_FASTCALL,
+     "word_ids_with(second, before, middle, after) -> both rows' word indices, framed"},
     {NULL, NULL, 0, NULL}};
 
 static PySequenceMethods Row_as_sequence = {.sq_length = (lenfunc)Row_length};

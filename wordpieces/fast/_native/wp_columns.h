@@ -1,0 +1,15 @@
+/* wp_columns.c's lists of rows that take more than wp_module.h's one row: a pair's
+ * two rows with the items before, between and after them (the Row type's *_with).
+ * Not handled here: the one-row lists (wp_module.h's wp_row_list). */
+#ifndef WP_COLUMNS_H
+#define WP_COLUMNS_H
+
+#include "wp_module.h"
+
+/* frames[0] + row 0 + frames[1] + row 1 ... + frames[n_rows] as one new list, by kind
+ * (WP_ROW_*): row r is items [bounds[2r], bounds[2r + 1]) of columns[r]; n_rows is 1 or
+ * 2; frames are tuples; names (a list) only for WP_ROW_NAMES. */
+PyObject *wp_rows_list(int kind, int n_rows, PyObject *const *columns,
+                       const Py_ssize_t *bounds, PyObject *const *frames, PyObject *names);
+
+#endif
