@@ -199,13 +199,16 @@ static void links_free(links *L)
 /* ------------------------------------------------------------ double array */
 
 /* Slots come in blocks; free slots are kept in a list, and only the last OPEN_BLOCKS
- * blocks are searched (older holes are given up), which bounds every search. */
+ * blocks are searched (older holes are given up), which bounds every search. The first
+ * block is dead: the roots sit there (not live, so never a transition's target), and a
+ * leaf's base is 0, so every transition out of a leaf lands there and fails. */
 #define BLOCK 256
 #define OPEN_BLOCKS 16
 
 typedef struct {
-    wp_dat *dat;
+    wp_unit *units;
     uint8_t *used;        /* 1: taken, 2: given up */
+    uint8_t *base_taken;  /* some node's children start at this base */
     int32_t *next, *prev; /* the free list, in slot order */
     size_t cap, alloc;
     int32_t head, tail;
@@ -228,24 +231,25 @@ static int grow_arrays(layout *a, size_t need)
 {
     if (need <= a->alloc)
         return 0;
-    size_t c1 = a->alloc, c2 = a->alloc, c3 = a->alloc, c4 = a->alloc;
-    if (wp_grow((void **)&a->dat, &c1, need, sizeof(wp_dat)) ||
+    size_t c1 = a->alloc, c2 = a->alloc, c3 = a->alloc, c4 = a->alloc, c5 = a->alloc;
+    if (wp_grow((void **)&a->units, &c1, need, sizeof(wp_unit)) ||
         wp_grow((void **)&a->used, &c2, need, 1) ||
-        wp_grow((void **)&a->next, &c3, need, sizeof(int32_t)) ||
-        wp_grow((void **)&a->prev, &c4, need, sizeof(int32_t)))
+        wp_grow((void **)&a->base_taken, &c3, need, 1) ||
+        wp_grow((void **)&a->next, &c4, need, sizeof(int32_t)) ||
+        wp_grow((void **)&a->prev, &c5, need, sizeof(int32_t)))
         return -1;
-    a->alloc = c1 < c2 ? c1 : c2; /* all four grew to the same size */
+    a->alloc = c1 < c2 ? c1 : c2; /* all five grew to the same size */
     return 0;
 }
 
 static int add_block(layout *a)
 {
     size_t old = a->cap, cap = old + BLOCK;
-    if (cap > (size_t)INT32_MAX - 2 * BLOCK || grow_arrays(a, cap + BLOCK))
+    if (cap > WP_MAX_SLOTS - 2 * BLOCK || grow_arrays(a, cap + BLOCK))
         return -1;
     for (size_t i = old; i < cap + BLOCK; i++) { /* the extra block stays a guard */
-        a->dat[i] = (wp_dat){0, -1, -1, 0};
-        a->used[i] = 0;
+        a->units[i] = 0;
+        a->used[i] = a->base_taken[i] = 0;
     }
     for (size_t i = old; i < cap; i++) {
         int32_t s = (int32_t)i;
@@ -277,6 +281,8 @@ static void take_slot(layout *a, int32_t s)
 
 static int fits(const bnodes *ns, const layout *a, int32_t u, size_t base)
 {
+    if (a->base_taken[base])
+        return 0;
     for (int32_t v = ns->v[u].first_child; v >= 0; v = ns->v[v].next_sibling) {
         size_t s = base + ns->v[v].label;
         if (s >= a->cap || a->used[s])
@@ -285,7 +291,8 @@ static int fits(const bnodes *ns, const layout *a, int32_t u, size_t base)
     return 1;
 }
 
-/* Find a base where every child of u lands on a free slot (a new block always fits). */
+/* Find a base of its own where every child of u lands on a free slot (a new block
+ * always has one). */
 static int64_t find_base(const bnodes *ns, layout *a, int32_t u)
 {
     uint8_t c0 = ns->v[ns->v[u].first_child].label;
@@ -301,15 +308,16 @@ static int64_t find_base(const bnodes *ns, layout *a, int32_t u)
 static int place_children(const bnodes *ns, layout *a, int32_t *slot, int32_t u)
 {
     if (ns->v[u].first_child < 0)
-        return 0; /* a leaf: base 0 never matches, no slot has it as parent */
+        return 0; /* a leaf: base 0, into the dead block */
     int64_t base = find_base(ns, a, u);
     if (base < 0)
         return -1;
-    a->dat[slot[u]].base = (int32_t)base;
+    a->base_taken[base] = 1;
+    a->units[slot[u]] |= (wp_unit)base << WP_UNIT_BASE_SHIFT;
     for (int32_t v = ns->v[u].first_child; v >= 0; v = ns->v[v].next_sibling) {
         int32_t s = (int32_t)(base + ns->v[v].label);
         take_slot(a, s);
-        a->dat[s].check = slot[u];
+        a->units[s] = WP_UNIT_LIVE | ns->v[v].label;
         slot[v] = s;
     }
     return 0;
@@ -320,8 +328,8 @@ static int build_layout(const bnodes *ns, const links *L, layout *a, int32_t *sl
     a->head = a->tail = -1;
     if (add_block(a))
         return -1;
-    take_slot(a, 0);
-    take_slot(a, 1);
+    for (int32_t s = 0; s < BLOCK; s++)
+        take_slot(a, s); /* the dead block */
     slot[R0] = 0;
     slot[R1] = 1;
     for (size_t i = 0; i < ns->len; i++)
@@ -338,20 +346,24 @@ static wp_trie *assemble(const bnodes *ns, links *L, layout *a, const int32_t *s
     if (!t)
         return NULL;
     t->size = a->cap + BLOCK; /* the guard block: base + 255 stays inside */
-    t->dat = a->dat;
-    a->dat = NULL;
+    t->units = a->units;
+    a->units = NULL;
+    t->tokens = malloc(t->size * sizeof(wp_slot_token));
     t->info = malloc(t->size * sizeof(wp_ninfo));
-    if (!t->info) {
+    if (!t->tokens || !t->info) {
         wp_trie_free(t);
         return NULL;
     }
-    for (size_t s = 0; s < t->size; s++)
+    for (size_t s = 0; s < t->size; s++) {
+        t->tokens[s] = (wp_slot_token){-1, 0};
         t->info[s] = (wp_ninfo){-1, 0, 0};
+    }
     for (size_t v = 0; v < ns->len; v++) {
         int32_t f = L->fail[v];
         t->info[slot[v]] = (wp_ninfo){f < 0 ? -1 : slot[f], L->pstart[v], L->pcount[v]};
-        t->dat[slot[v]].token = ns->v[v].token;
-        t->dat[slot[v]].tlen = ns->v[v].tlen;
+        t->tokens[slot[v]] = (wp_slot_token){ns->v[v].token, ns->v[v].tlen};
+        if (ns->v[v].token >= 0)
+            t->units[slot[v]] |= WP_UNIT_TOKEN;
     }
     t->pops = L->pool.v;
     t->npops = L->pool.len;
@@ -379,8 +391,9 @@ wp_trie *wp_trie_build(const wp_token *tokens, size_t ntokens, const uint8_t *pr
 done:
     free(ns.v);
     free(slot);
-    free(a.dat);
+    free(a.units);
     free(a.used);
+    free(a.base_taken);
     free(a.next);
     free(a.prev);
     links_free(&L);
@@ -391,7 +404,8 @@ void wp_trie_free(wp_trie *t)
 {
     if (!t)
         return;
-    free(t->dat);
+    free(t->units);
+    free(t->tokens);
     free(t->info);
     free(t->pops);
     free(t);
