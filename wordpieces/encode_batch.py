@@ -7,12 +7,13 @@ when first read (``encoding.lazy_encoding``):
 
 - single texts without truncation: the word encoder's raw tokens in the
   post-processor's ``single_layout``;
-- pairs without truncation: both sequences' raw tokens in its ``pair_layout``
-  (``LazyPairEncoding``).
+- pairs that truncation leaves whole (or without truncation): both sequences' raw
+  tokens in its ``pair_layout`` (``LazyPairEncoding``).
 
-Padding a fresh lazy encoding only changes its layout. Everything else (truncation,
-texts holding a literal added token, post-processors without a layout) takes the
-reference path: ``Finisher`` item by item, which builds every list and raises the errors.
+Padding a fresh lazy encoding only changes its layout. Everything else (inputs that
+truncation cuts, texts holding a literal added token, post-processors without a layout)
+takes the reference path: ``Finisher`` item by item, which builds every list and raises
+the errors.
 
 Not handled here: the encoding of each sequence (``sequences``), ids-only and array
 batches (``batches``), the transformers-style dict (``encoding.batch_encoding``).
@@ -60,7 +61,7 @@ def _finished(seq: SequenceEncoder, finisher: Finisher, items: list,
     flat = seq.encodings(firsts + seconds, [0] * len(firsts) + [1] * len(seconds), threads)
     rest = iter(flat[len(firsts):])
     pair_layout = _pair_layout(finisher, seq.id_tokens) if seconds else None
-    if pair_layout is None or finisher.truncation is not None:
+    if pair_layout is None:
         return [finisher.encoding(enc, None if p is None else next(rest), single)
                 for enc, p in zip(flat[:len(firsts)], pairs, strict=True)]
     return _pairs(flat[:len(firsts)], pairs, rest, single, pair_layout, finisher)
@@ -95,16 +96,17 @@ def _singles(seq: SequenceEncoder, texts: list[str], layout: Layout, finisher: F
 
 def _pairs(firsts: list[Encoding], pairs: list, seconds: Iterator[Encoding],
            single: Layout | None, layout: PairLayout, finisher: Finisher) -> list[Encoding]:
-    """Pairs without truncation: lazy pairs in ``layout`` where both sides are lazy.
+    """Pairs: lazy pairs in ``layout`` where both sides are lazy and nothing is cut.
 
-    A side holding a literal added token (an eager ``Encoding``), and the items without
-    a pair, are finished by ``finisher``.
+    A side holding a literal added token (an eager ``Encoding``), a pair that truncation
+    cuts, and the items without a pair are finished by ``finisher``.
     """
-    padding = finisher.padding
+    padding, truncation = finisher.padding, finisher.truncation
     out: list[Encoding] = []
     for enc, text in zip(firsts, pairs, strict=True):
         second = None if text is None else next(seconds)
-        if type(enc) is LazyEncoding and type(second) is LazyEncoding:
+        if (type(enc) is LazyEncoding and type(second) is LazyEncoding
+                and (truncation is None or _keeps_all(finisher, truncation, enc, second))):
             lazy = lazy_pair(enc, second, layout)
             if padding is not None:
                 pad(lazy, padding.target_length([len(lazy)]), padding)
@@ -112,6 +114,14 @@ def _pairs(firsts: list[Encoding], pairs: list, seconds: Iterator[Encoding],
         else:  # Finisher pads as it finishes
             out.append(finisher.encoding(enc, second, single))
     return out
+
+
+def _keeps_all(finisher: Finisher, truncation: TruncationParams, first: Encoding,
+               second: Encoding) -> bool:
+    """Whether truncation keeps every token of the pair (its errors raised as Finisher's)."""
+    n1, n2 = len(first), len(second)
+    keep1, keep2 = finisher.keep(n1, n2, truncation)
+    return keep1 >= n1 and keep2 is not None and keep2 >= n2
 
 
 def _pad_each(encodings: list[Encoding], padding: PaddingParams | None) -> None:

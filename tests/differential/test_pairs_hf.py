@@ -177,6 +177,33 @@ def test_alignment_queries_equal_hf(backend_name):
                 assert mine.word_to_chars(word, seq) == hf_enc.word_to_chars(word, seq)
 
 
+def fits(theirs, pair: tuple[str, str]) -> bool:
+    """Whether HF's truncation can fit this pair (only_first/only_second may refuse)."""
+    try:
+        theirs.encode(*pair)
+    except Exception:  # noqa: BLE001 - HF's error for a pair its strategy cannot fit
+        return False
+    return True
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("backend_name", BACKENDS)
+@pytest.mark.parametrize("strategy", ["longest_first", "only_first", "only_second"])
+@pytest.mark.parametrize("direction", ["right", "left"])
+def test_truncated_pairs_equal_hf(backend_name, strategy, direction):
+    """Pairs under truncation (windows with a stride where cut) equal HF's; pairs it
+    leaves whole stay lazy."""
+    ours, theirs = twins(backend_name)
+    pad_both(ours, theirs, {"direction": "right", "pad_to_multiple_of": 8})
+    for tok in (ours, theirs):
+        tok.enable_truncation(64, stride=4, strategy=strategy, direction=direction)
+    items = [pair for pair in line_pairs("english", 60, 14) if fits(theirs, pair)]
+    got = assert_batches_equal(ours, theirs, items)
+    whole = [e for e in got if not e.overflowing]
+    assert 0 < len(whole) < len(got)  # some cut, some whole
+    assert all(isinstance(e, LazyPairEncoding) for e in whole)
+
+
 @pytest.mark.shared_data
 @pytest.mark.parametrize("backend_name", BACKENDS)
 def test_bert_processing_pairs_equal_hf(backend_name):
