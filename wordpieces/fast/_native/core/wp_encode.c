@@ -22,7 +22,6 @@ void wp_scratch_free(wp_scratch *s)
 {
     free(s->bytes);
     free(s->src);
-    free(s->piece_ids);
     free(s->piece_ends);
     memset(s, 0, sizeof(*s));
 }
@@ -39,12 +38,8 @@ static int grow_word(wp_scratch *s, size_t need)
 
 static int grow_pieces(wp_scratch *s, size_t need)
 {
-    size_t cap = s->piece_cap, cap2 = s->piece_cap;
-    if (wp_grow((void **)&s->piece_ids, &cap, need, sizeof(int32_t)) ||
-        wp_grow((void **)&s->piece_ends, &cap2, need, sizeof(int64_t)))
-        return WP_NOMEM;
-    s->piece_cap = cap < cap2 ? cap : cap2;
-    return WP_OK;
+    return wp_grow((void **)&s->piece_ends, &s->piece_cap, need, sizeof(int64_t)) ? WP_NOMEM
+                                                                                   : WP_OK;
 }
 
 /* Append the normalized bytes of original character i to the current word. */
@@ -65,28 +60,6 @@ WP_INLINE int append_char(state *st, const wp_charinfo *e, int64_t i)
     return WP_OK;
 }
 
-static int reserve_tokens(state *st, size_t n)
-{
-    wp_output *o = st->out;
-    if (wp_i32_reserve(&o->ids, n))
-        return WP_NOMEM;
-    if (st->want_offsets && (wp_i64_reserve(&o->offsets, 2 * n) || wp_i32_reserve(&o->word_ids, n)))
-        return WP_NOMEM;
-    return WP_OK;
-}
-
-/* Write one token covering normalized bytes [b0, b1) of the word (capacity reserved). */
-WP_INLINE void put_token(state *st, int32_t id, int64_t b0, int64_t b1)
-{
-    wp_output *o = st->out;
-    o->ids.data[o->ids.len++] = id;
-    if (st->want_offsets) {
-        o->offsets.data[o->offsets.len++] = st->s->src[b0];
-        o->offsets.data[o->offsets.len++] = st->s->src[b1 - 1] + 1;
-        o->word_ids.data[o->word_ids.len++] = st->word_index;
-    }
-}
-
 static int too_long(const wp_model *m, const wp_scratch *s)
 {
     if (m->max_bytes >= 0)
@@ -94,26 +67,51 @@ static int too_long(const wp_model *m, const wp_scratch *s)
     return m->max_chars >= 0 && s->chars > (size_t)m->max_chars;
 }
 
-/* Split the gathered word and write its tokens; a word with no split is one unknown. */
+/* Write the offsets and word index of the word's np tokens, whose ids are written:
+ * token k covers normalized bytes [ends[k-1], ends[k]). */
+static int put_offsets(state *st, int64_t np)
+{
+    wp_output *o = st->out;
+    const wp_scratch *s = st->s;
+    if (wp_i64_reserve(&o->offsets, 2 * (size_t)np) || wp_i32_reserve(&o->word_ids, (size_t)np))
+        return WP_NOMEM;
+    int64_t *offsets = o->offsets.data + o->offsets.len;
+    int32_t *word_ids = o->word_ids.data + o->word_ids.len;
+    int64_t start = 0;
+    for (int64_t k = 0; k < np; k++) {
+        offsets[2 * k] = s->src[start];
+        offsets[2 * k + 1] = s->src[s->piece_ends[k] - 1] + 1;
+        word_ids[k] = st->word_index;
+        start = s->piece_ends[k];
+    }
+    o->offsets.len += 2 * (size_t)np;
+    o->word_ids.len += (size_t)np;
+    return WP_OK;
+}
+
+/* Split the gathered word and write its tokens; a word with no split is one unknown.
+ * The walk writes the ids straight into the output (a word of n bytes has at most n
+ * pieces, so n are reserved; a word over the length limit is one unknown). */
 static int emit_word(state *st)
 {
     wp_scratch *s = st->s;
-    int64_t np = -1;
-    if (!too_long(st->m, s)) {
-        if (s->len > s->piece_cap && grow_pieces(s, s->len))
-            return WP_NOMEM;
-        np = wp_trie_match(st->m->trie, s->bytes, s->len, s->piece_ids, s->piece_ends);
-    }
-    if (reserve_tokens(st, np < 0 ? 1 : (size_t)np))
+    wp_output *o = st->out;
+    const int over = too_long(st->m, s);
+    const size_t n = over ? 1 : s->len;
+    if (WP_UNLIKELY(wp_i32_reserve(&o->ids, n)) ||
+        (WP_UNLIKELY(n > s->piece_cap) && grow_pieces(s, n)))
         return WP_NOMEM;
-    if (np < 0) {
-        put_token(st, st->m->unk_id, 0, (int64_t)s->len);
-    } else {
-        int64_t start = 0;
-        for (int64_t k = 0; k < np; k++) {
-            put_token(st, s->piece_ids[k], start, s->piece_ends[k]);
-            start = s->piece_ends[k];
-        }
+    int32_t *ids = o->ids.data + o->ids.len;
+    int64_t np = over ? -1 : wp_trie_match(st->m->trie, s->bytes, n, ids, s->piece_ends);
+    if (WP_UNLIKELY(np < 0)) {
+        ids[0] = st->m->unk_id;
+        s->piece_ends[0] = (int64_t)s->len;
+        np = 1;
+    }
+    o->ids.len += (size_t)np;
+    if (st->want_offsets && put_offsets(st, np)) {
+        o->ids.len -= (size_t)np;
+        return WP_NOMEM;
     }
     st->word_index++;
     return WP_OK;

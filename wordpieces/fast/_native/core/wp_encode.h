@@ -39,8 +39,7 @@ typedef struct {
     uint8_t *bytes; /* the normalized word */
     int64_t *src;   /* original code point index of each byte */
     size_t len, cap, chars;
-    int32_t *piece_ids;
-    int64_t *piece_ends;
+    int64_t *piece_ends; /* end byte of each piece of the word */
     size_t piece_cap;
 } wp_scratch;
 
