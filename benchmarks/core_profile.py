@@ -44,8 +44,6 @@ STAGES = {
     "put_token": "output", "reserve_tokens": "output", "wp_i32_reserve": "output",
     "wp_i64_reserve": "output", "wp_grow": "output",
 }
-# functions of the parallel phase (everything the encoder inlines ends up in these)
-PARALLEL = {"emit_word", "wp_encode_text", "encode_part", "append_simple_run"}
 FUNCTION = re.compile(r"^(?:WP_INLINE|static|int|void|int64_t|int32_t|PyObject)\b.*?\b(\w+)\(")
 
 
@@ -133,7 +131,12 @@ def stages(args) -> None:
 
 
 def phases(data: Path) -> collections.Counter:
-    """Samples after the warm-up gap: serial (main thread), main and worker encode."""
+    """Samples after the warm-up gap: the main thread's serial and concurrent ones, workers'.
+
+    A main-thread sample is *concurrent* when a worker thread (each call starts its
+    own) was running then, between its first and last sample: encoding its share, or
+    building results while the workers encode; the others are *serial*.
+    """
     script = subprocess.run(["perf", "script", "-i", str(data), "-F", "pid,tid,time,ip,sym"],
                             capture_output=True, text=True).stdout
     rows = []
@@ -141,15 +144,22 @@ def phases(data: Path) -> collections.Counter:
         parts = line.split()
         if len(parts) >= 4 and "/" in parts[0]:
             pid, tid = map(int, parts[0].split("/"))
-            rows.append((pid, tid, float(parts[1].rstrip(":")), parts[3]))
+            rows.append((pid, tid, float(parts[1].rstrip(":"))))
     main = rows[0][0]
     stamps = [r[2] for r in rows if r[1] == main]
     gap = max(range(1, len(stamps)), key=lambda i: stamps[i] - stamps[i - 1])
+    windows: dict[int, list[float]] = {}
     counts: collections.Counter[str] = collections.Counter()
-    for pid, tid, stamp, symbol in rows:
-        if pid == main and stamp >= stamps[gap]:
-            phase = "worker" if tid != main else "main" if symbol in PARALLEL else "serial"
-            counts[phase] += 1
+    for pid, tid, stamp in rows:
+        if pid == main and tid != main and stamp >= stamps[gap]:
+            window = windows.setdefault(tid, [stamp, stamp])
+            window[1] = stamp
+            counts["worker"] += 1
+    spans = sorted(windows.values())
+    for pid, tid, stamp in rows:
+        if pid == main and tid == main and stamp >= stamps[gap]:
+            inside = any(a <= stamp <= b for a, b in spans)
+            counts["main" if inside else "serial"] += 1
     return counts
 
 
@@ -160,11 +170,11 @@ def threads(args) -> None:
         perf_record(args, n, data, 1999)
         runs.append(phases(data))
     one, two = runs
-    predicted = (one["serial"] + one["main"]) / (two["serial"] + max(two["main"], two["worker"]))
-    print(f"{args.dataset} {args.api} {args.mode}: 1 thread serial {one['serial']} + encode "
-          f"{one['main']} samples; 2 threads serial {two['serial']}, encode {two['main']} main + "
-          f"{two['worker']} worker; serial share {one['serial'] / sum(one.values()):.0%}; "
-          f"predicted idle speed-up {predicted:.2f}x")
+    total = one["serial"] + one["main"]  # one thread: every sample is the main thread's
+    predicted = total / (two["serial"] + max(two["main"], two["worker"]))
+    print(f"{args.dataset} {args.api} {args.mode}: 1 thread {total} samples; 2 threads "
+          f"serial {two['serial']}, concurrent {two['main']} main + {two['worker']} worker; "
+          f"serial share {two['serial'] / total:.0%}; predicted idle speed-up {predicted:.2f}x")
 
 
 def main() -> None:

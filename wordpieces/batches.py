@@ -23,7 +23,7 @@ from .encoding.encoding import Encoding
 from .encoding.finishing import Finisher, pad_batch_ids
 from .encoding.padding import STRATEGIES, PaddingParams, TruncationParams
 from .errors import check_thread_count, require
-from .fast.backend import NativeWordEncoder, finish_columns, unzip_items
+from .fast.backend import NativeWordEncoder, unzip_items
 from .sequences import SequenceEncoder
 
 # finish_columns' ``want`` flags (wp_finish_glue.c)
@@ -186,12 +186,9 @@ class BatchFinisher:
         plans = probe_plans(self.finisher.post_processor, self.finisher.add_special_tokens)
         if plans is None or self.seq.needs_added_matching(texts):
             return None
-        columns = encoder.encode_columns(texts, bool(want & WANT_OFFSETS), threads)
-        ids, offsets, splits = columns[0], (columns[1] if len(columns) == 4 else None), \
-            columns[-1]
-        out = finish_columns(ids, offsets, splits, pair_rows, len(items), plans,
-                             _truncation_args(self.finisher.truncation),
-                             _padding_args(self.finisher.padding), want)
+        out = encoder.encode_finished(texts, pair_rows, len(items), plans,
+                                      _truncation_args(self.finisher.truncation),
+                                      _padding_args(self.finisher.padding), want, threads)
         return None if isinstance(out, int) else out  # refused: the reference raises
 
     def reference_ids(self, items: list, threads: int | None) -> list[list[int]]:

@@ -19,7 +19,7 @@ from typing import cast
 
 from .encoding.encoding import Encoding
 from .encoding.lazy_encoding import Layout, LazyEncoding
-from .fast.backend import make_word_encoder
+from .fast.backend import make_word_encoder, texts_with_chars
 from .pipeline.added_tokens import AddedVocabulary
 from .pipeline.normalizers import NormalizedString
 from .pipeline.pre_tokenizers import split_pieces
@@ -135,17 +135,29 @@ class SequenceEncoder:
         One search over the whole batch; False means every text takes the word encoder
         alone (what ``batches`` needs to finish the batch in C).
         """
-        return self.match and (self.added.has_normalized or self.added.appears_in_any(texts))
+        return self.match and (self.added.has_normalized or bool(self._candidates(texts)))
+
+    def _candidates(self, texts: list[str]) -> range | list[int]:
+        """Indices of the texts that may hold a ``normalized=False`` added token.
+
+        Few texts hold the first character of one (``[`` for BERT's), and a scan for
+        those in C is much cheaper than a search for the tokens over the whole batch.
+        """
+        found = texts_with_chars(texts, self.added.first_chars)
+        if found is None:  # no extension (or many first characters): one regex search
+            return range(len(texts)) if self.added.appears_in_any(texts) else []
+        return [i for i in found if self.added.appears_in(texts[i])]
 
     def _slow(self, texts: list[str]) -> set[int]:
         """Indices of the texts holding a literal added token (checked to be str)."""
         if not set(map(type, texts)) <= {str}:  # one pass in C; subclasses checked below
             for text in texts:
                 check_text(text)
-        if not self.match or not (self.added.has_normalized or
-                                  self.added.appears_in_any(texts)):
+        if not self.match:
             return set()
-        return {i for i, t in enumerate(texts) if self._has_added(t)}
+        if self.added.has_normalized:
+            return {i for i, t in enumerate(texts) if self._has_added(t)}
+        return {i for i in self._candidates(texts) if self._has_added(texts[i])}
 
     def _has_added(self, text: str) -> bool:
         if self.added.has_normalized:

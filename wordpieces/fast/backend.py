@@ -226,6 +226,18 @@ class NativeWordEncoder(_Batching):
         """
         return self._core.encode_batch(texts, offsets, True, _thread_count(num_threads))
 
+    def encode_finished(self, texts: list[str], pair_rows, n_inputs: int, plans: tuple,
+                        truncation: tuple | None, padding: tuple | None, want: int,
+                        num_threads: int | None):
+        """``finish_columns`` of the encoding of ``texts``, in one C call.
+
+        The same answer as ``finish_columns(*encode_columns(...), ...)``, without the
+        columns between: unpadded id lists are built while other threads still encode,
+        and columns are copied and written on every thread.
+        """
+        return self._core.encode_finish(texts, pair_rows, n_inputs, plans[0], plans[1],
+                                        truncation, padding, want, _thread_count(num_threads))
+
     def _raw_texts(self, texts, threads: int) -> list:
         """One ``ColumnTokens`` (the C type ``Row``) per text, made in one call."""
         return _core.rows(*self._core.encode_batch(texts, True, True, threads))
@@ -272,6 +284,15 @@ def finish_columns(ids, offsets, row_splits, pair_rows, n_inputs: int, plans: tu
                         truncation, padding, want)
 
 
+def texts_with_chars(texts: list[str], chars: str) -> list[int] | None:
+    """Indices of the texts holding one of ``chars`` (one scan in C), or None.
+
+    None: the extension is not built, or ``chars`` holds more than 16 characters (the
+    caller then searches as it would without this filter).
+    """
+    return None if _core is None else _core.texts_with_chars(texts, chars)
+
+
 # ---------------------------------------------------------------- threads and arrays
 
 
@@ -309,5 +330,5 @@ def _arrays_from_lists(results: list[tuple]) -> tuple:
     return ids, offsets, word_ids, row_splits
 
 
-__all__ = ["backend", "make_word_encoder", "unzip_items", "finish_columns",
+__all__ = ["backend", "make_word_encoder", "unzip_items", "finish_columns", "texts_with_chars",
            "NativeWordEncoder", "PythonWordEncoder", "IdsArrays", "EncodingArrays"]

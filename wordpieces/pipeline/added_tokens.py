@@ -121,6 +121,15 @@ class AddedVocabulary:
         pattern = self._raw.pattern
         return pattern is not None and pattern.search(text) is not None
 
+    @property
+    def first_chars(self) -> str:
+        """The first characters of the ``normalized=False`` tokens (sorted, each once).
+
+        A text holding none of them holds no such token: a scan for these is a
+        cheap filter before ``appears_in``.
+        """
+        return "".join(sorted({content[0] for content in self._raw.by_text if content}))
+
     def appears_in_any(self, texts: list[str]) -> bool:
         """Tell whether a ``normalized=False`` token may be written in one of ``texts``.
 

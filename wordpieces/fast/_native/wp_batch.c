@@ -74,9 +74,13 @@ void wp_batch_free(batch *b)
     for (Py_ssize_t i = 0; i < b->n; i++)
         Py_XDECREF(b->texts[i]);
     PyMem_Free(b->texts);
-    PyMem_Free(b->row_splits);
+    PyMem_Free(b->row_chunk);
+    PyMem_Free(b->row_at);
+    PyMem_Free(b->row_len);
     PyMem_Free(b->status);
-    wp_output_free(&b->out);
+    for (int k = 0; b->chunks && k <= b->n_chunks; k++)
+        wp_output_free(&b->chunks[k].out);
+    PyMem_Free(b->chunks);
 }
 
 static int check_text(PyObject *text, Py_ssize_t index)
@@ -100,10 +104,13 @@ static int check_text(PyObject *text, Py_ssize_t index)
 int wp_batch_collect(EncoderObject *self, batch *b, PyObject *const *items, Py_ssize_t n,
                      int single)
 {
-    b->texts = PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *));
-    b->row_splits = PyMem_Calloc((size_t)n + 1, sizeof(int64_t));
-    b->status = PyMem_Calloc((size_t)(n ? n : 1), 1);
-    if (!b->texts || !b->row_splits || !b->status) {
+    size_t rows = (size_t)(n ? n : 1);
+    b->texts = PyMem_Calloc(rows, sizeof(PyObject *));
+    b->row_chunk = PyMem_Calloc(rows, sizeof(int32_t));
+    b->row_at = PyMem_Calloc(rows, sizeof(int64_t));
+    b->row_len = PyMem_Calloc(rows, sizeof(int64_t));
+    b->status = PyMem_Calloc(rows, 1);
+    if (!b->texts || !b->row_chunk || !b->row_at || !b->row_len || !b->status) {
         PyErr_NoMemory();
         return -1;
     }
@@ -123,130 +130,28 @@ int wp_batch_collect(EncoderObject *self, batch *b, PyObject *const *items, Py_s
 
 /* ------------------------------------------------------------ phase 2: encode */
 
-/* Below this many code points per thread, more threads cost more than they save. */
-#define WP_MIN_CHARS_PER_THREAD 16384
-
-/* One thread's share of a batch: texts [start, end), encoded into its own output. */
-typedef struct {
-    const wp_model *m;
-    batch *b;
-    Py_ssize_t start, end;
-    wp_output out;
-    int rc;
-} part;
-
-/* Runs without the GIL: reads only immutable strings and the learned table. */
-static void encode_part(void *arg)
-{
-    part *p = arg;
-    batch *b = p->b;
-    wp_scratch s;
-    memset(&s, 0, sizeof(s));
-    p->rc = WP_OK;
-    for (Py_ssize_t i = p->start; i < p->end; i++) {
-        PyObject *t = b->texts[i];
-        b->row_splits[i] = (int64_t)p->out.ids.len;
-        int rc = wp_encode_text(p->m, PyUnicode_KIND(t), PyUnicode_DATA(t),
-                                PyUnicode_GET_LENGTH(t), b->want_offsets, &s, &p->out);
-        if (rc == WP_NOMEM) {
-            p->rc = rc;
-            break;
-        }
-        b->status[i] = (signed char)rc;
-    }
-    wp_scratch_free(&s);
-}
-
-/* Cut the texts into n contiguous shares of about the same number of code points. */
-static void split_parts(batch *b, part *parts, int n)
-{
-    Py_ssize_t i = 0;
-    int64_t seen = 0;
-    for (int k = 0; k < n; k++) {
-        parts[k].b = b;
-        parts[k].start = i;
-        int64_t goal = b->chars * (k + 1) / n;
-        while (i < b->n && (seen < goal || k == n - 1))
-            seen += PyUnicode_GET_LENGTH(b->texts[i++]);
-        parts[k].end = i;
-    }
-}
-
-static int append_part(wp_output *dst, const wp_output *src)
-{
-    if (wp_i32_reserve(&dst->ids, src->ids.len) || wp_i64_reserve(&dst->offsets, src->offsets.len) ||
-        wp_i32_reserve(&dst->word_ids, src->word_ids.len))
-        return -1;
-    if (src->ids.len)
-        memcpy(dst->ids.data + dst->ids.len, src->ids.data, src->ids.len * sizeof(int32_t));
-    if (src->offsets.len)
-        memcpy(dst->offsets.data + dst->offsets.len, src->offsets.data,
-               src->offsets.len * sizeof(int64_t));
-    if (src->word_ids.len)
-        memcpy(dst->word_ids.data + dst->word_ids.len, src->word_ids.data,
-               src->word_ids.len * sizeof(int32_t));
-    dst->ids.len += src->ids.len;
-    dst->offsets.len += src->offsets.len;
-    dst->word_ids.len += src->word_ids.len;
-    return 0;
-}
-
-/* Concatenate the shares into b->out, shifting their row splits. */
-static int join_parts(batch *b, part *parts, int n)
-{
-    int rc = WP_OK;
-    for (int k = 0; k < n; k++)
-        if (parts[k].rc != WP_OK)
-            rc = parts[k].rc;
-    b->out = parts[0].out;
-    memset(&parts[0].out, 0, sizeof(wp_output));
-    for (int k = 1; k < n && rc == WP_OK; k++) {
-        int64_t base = (int64_t)b->out.ids.len;
-        for (Py_ssize_t i = parts[k].start; i < parts[k].end; i++)
-            b->row_splits[i] += base;
-        if (append_part(&b->out, &parts[k].out))
-            rc = WP_NOMEM;
-    }
-    for (int k = 1; k < n; k++)
-        wp_output_free(&parts[k].out);
-    b->row_splits[b->n] = (int64_t)b->out.ids.len;
-    return rc;
-}
-
+/* Encode every text (wp_pipeline.c), results built afterwards. */
 int wp_batch_encode(EncoderObject *self, batch *b, int threads)
 {
-    int64_t most = b->chars / WP_MIN_CHARS_PER_THREAD;
-    int n = threads < 1 ? 1 : threads;
-    if (n > most)
-        n = most > 1 ? (int)most : 1;
-    if (n > b->n)
-        n = b->n > 1 ? (int)b->n : 1;
-    part *parts = PyMem_Calloc((size_t)n, sizeof(part));
-    if (!parts) {
-        PyErr_NoMemory();
+    if (wp_batch_split(b, b->n, NULL, threads) < 0)
         return -1;
-    }
-    for (int k = 0; k < n; k++)
-        parts[k].m = &self->model;
-    split_parts(b, parts, n);
-    if (b->chars >= WP_RELEASE_GIL_CHARS) {
-        Py_BEGIN_ALLOW_THREADS
-        wp_run_parallel(encode_part, parts, sizeof(part), n);
-        Py_END_ALLOW_THREADS
-    } else {
-        encode_part(parts);
-    }
-    int rc = join_parts(b, parts, n);
-    PyMem_Free(parts);
-    if (rc == WP_NOMEM) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    return 0;
+    return wp_batch_run(self, b, threads, NULL, NULL);
+}
+
+/* Where row r's tokens are (offsets and word ids NULL unless asked for). */
+void wp_batch_row(const batch *b, Py_ssize_t r, const int32_t **ids, const int64_t **offsets,
+                  const int32_t **word_ids, int64_t *n)
+{
+    const wp_output *o = &b->chunks[b->row_chunk[r]].out;
+    int64_t at = b->row_at[r];
+    *ids = o->ids.data + at;
+    *offsets = b->want_offsets ? o->offsets.data + 2 * at : NULL;
+    *word_ids = b->want_offsets ? o->word_ids.data + at : NULL;
+    *n = b->row_len[r];
 }
 
 /* Python code may run in the fallback: let the garbage collector run there. */
-static PyObject *call_fallback(EncoderObject *self, batch *b, Py_ssize_t i)
+PyObject *wp_call_fallback(EncoderObject *self, batch *b, Py_ssize_t i)
 {
     int paused = b->gc_paused && PyGC_Enable() == 0;
     PyObject *r = PyObject_CallFunctionObjArgs(self->fallback, b->texts[i],
@@ -362,36 +267,57 @@ static PyObject *triple(PyObject *a, PyObject *b, PyObject *c)
 PyObject *wp_text_result(EncoderObject *self, batch *b, Py_ssize_t i)
 {
     if (b->status[i] != WP_OK)
-        return call_fallback(self, b, i);
-    int64_t s = b->row_splits[i], n = b->row_splits[i + 1] - s;
-    PyObject *ids = ids_list(self, b->out.ids.data + s, n);
+        return wp_call_fallback(self, b, i);
+    const int32_t *id_data, *word_data;
+    const int64_t *offset_data;
+    int64_t n;
+    wp_batch_row(b, i, &id_data, &offset_data, &word_data, &n);
+    PyObject *ids = ids_list(self, id_data, n);
     if (!ids || !b->want_offsets)
         return ids;
-    PyObject *offs = offsets_list(b->out.offsets.data + 2 * s, n);
-    PyObject *wids = offs ? int32_list(b->out.word_ids.data + s, n) : NULL;
+    PyObject *offs = offsets_list(offset_data, n);
+    PyObject *wids = offs ? int32_list(word_data, n) : NULL;
     return triple(ids, offs, wids);
 }
 
+typedef struct {
+    EncoderObject *self;
+    PyObject *results;
+} lists_ctx;
+
 /* Many small containers would set off the garbage collector again and again; none
- * of them can be part of a cycle, so collecting is pointless until they are built. */
-PyObject *wp_batch_lists(EncoderObject *self, batch *b)
+ * of them can be part of a cycle, so collecting is pointless until they are built.
+ * (Paused only while this thread holds the GIL: other threads run with it.) */
+static int chunk_lists(void *arg, batch *b, int k)
 {
-    PyObject *results = PyList_New(b->n);
-    if (!results)
-        return NULL;
+    lists_ctx *ctx = arg;
+    const wp_chunk *c = &b->chunks[k];
     b->gc_paused = PyGC_Disable();
-    for (Py_ssize_t i = 0; i < b->n; i++) {
-        PyObject *r = wp_text_result(self, b, i);
+    int rc = 0;
+    for (Py_ssize_t i = c->a0; i < c->a1; i++) {
+        PyObject *r = wp_text_result(ctx->self, b, i);
         if (!r) {
-            Py_CLEAR(results);
+            rc = -1;
             break;
         }
-        PyList_SET_ITEM(results, i, r);
+        PyList_SET_ITEM(ctx->results, i, r);
     }
     if (b->gc_paused)
         PyGC_Enable();
     b->gc_paused = 0;
-    return results;
+    return rc;
+}
+
+/* Encode the texts and build one result per text, each chunk's as soon as it is done. */
+PyObject *wp_batch_lists(EncoderObject *self, batch *b, int threads)
+{
+    lists_ctx ctx = {self, PyList_New(b->n)};
+    if (!ctx.results || wp_batch_split(b, b->n, NULL, threads) < 0
+        || wp_batch_run(self, b, threads, chunk_lists, &ctx) < 0) {
+        Py_XDECREF(ctx.results);
+        return NULL;
+    }
+    return ctx.results;
 }
 
 /* ------------------------------------------------------------ phase 3: arrays */
@@ -442,7 +368,7 @@ static int append_py_offsets(wp_i64vec *v, PyObject *seq)
 
 static int append_fallback(EncoderObject *self, batch *b, Py_ssize_t i, wp_output *m)
 {
-    PyObject *r = call_fallback(self, b, i);
+    PyObject *r = wp_call_fallback(self, b, i);
     if (!r)
         return -1;
     int rc;
@@ -462,87 +388,57 @@ static int append_fallback(EncoderObject *self, batch *b, Py_ssize_t i, wp_outpu
     return rc;
 }
 
-static int append_native(const batch *b, Py_ssize_t i, wp_output *m)
+/* Encode row r by the Python reference into the fallback chunk (the last one). */
+int wp_batch_materialize(EncoderObject *self, batch *b, Py_ssize_t r)
 {
-    size_t s = (size_t)b->row_splits[i], n = (size_t)(b->row_splits[i + 1] - b->row_splits[i]);
-    if (wp_i32_reserve(&m->ids, n))
+    wp_output *extra = &b->chunks[b->n_chunks].out;
+    size_t before = extra->ids.len;
+    if (append_fallback(self, b, r, extra) < 0)
         return -1;
-    memcpy(m->ids.data + m->ids.len, b->out.ids.data + s, n * sizeof(int32_t));
-    m->ids.len += n;
-    if (!b->want_offsets)
-        return 0;
-    if (wp_i64_reserve(&m->offsets, 2 * n) || wp_i32_reserve(&m->word_ids, n))
-        return -1;
-    memcpy(m->offsets.data + m->offsets.len, b->out.offsets.data + 2 * s, 2 * n * sizeof(int64_t));
-    m->offsets.len += 2 * n;
-    memcpy(m->word_ids.data + m->word_ids.len, b->out.word_ids.data + s, n * sizeof(int32_t));
-    m->word_ids.len += n;
+    b->row_chunk[r] = b->n_chunks;
+    b->row_at[r] = (int64_t)before;
+    b->row_len[r] = (int64_t)(extra->ids.len - before);
+    b->status[r] = WP_OK;
     return 0;
 }
 
-/* Splice the Python encodings of the texts the native path could not do. */
-static int merge_fallbacks(EncoderObject *self, batch *b)
+/* A new bytearray of `nbytes` (uninitialized), and where its bytes are. */
+static PyObject *new_column(size_t nbytes, void **data)
 {
-    wp_output m;
-    memset(&m, 0, sizeof(m));
-    int64_t *rs = PyMem_Calloc((size_t)b->n + 1, sizeof(int64_t));
-    int rc = rs ? 0 : -1;
+    PyObject *col = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)nbytes);
+    *data = col ? PyByteArray_AS_STRING(col) : NULL;
+    return col;
+}
+
+/* (ids, row_splits) or (ids, offsets, word_ids, row_splits), as bytearrays, the rows
+ * copied into place by every thread at once. */
+PyObject *wp_batch_arrays(EncoderObject *self, batch *b, int threads)
+{
+    for (Py_ssize_t i = 0; i < b->n; i++)
+        if (b->status[i] != WP_OK && wp_batch_materialize(self, b, i) < 0)
+            return NULL;
+    wp_flat f = {NULL, NULL, NULL, NULL};
+    PyObject *rs = new_column(((size_t)b->n + 1) * sizeof(int64_t), (void **)&f.splits);
     if (!rs)
-        PyErr_NoMemory();
-    for (Py_ssize_t i = 0; rc == 0 && i < b->n; i++) {
-        rs[i] = (int64_t)m.ids.len;
-        if (b->status[i] != WP_OK)
-            rc = append_fallback(self, b, i, &m);
-        else if ((rc = append_native(b, i, &m)) < 0)
-            PyErr_NoMemory();
+        return NULL;
+    f.splits[0] = 0;
+    for (Py_ssize_t i = 0; i < b->n; i++)
+        f.splits[i + 1] = f.splits[i] + b->row_len[i];
+    size_t total = (size_t)f.splits[b->n];
+    PyObject *ids = new_column(total * sizeof(int32_t), (void **)&f.ids), *offs = NULL,
+             *wids = NULL;
+    if (ids && b->want_offsets) {
+        offs = new_column(2 * total * sizeof(int64_t), (void **)&f.offsets);
+        wids = offs ? new_column(total * sizeof(int32_t), (void **)&f.word_ids) : NULL;
     }
-    if (rc < 0) {
-        wp_output_free(&m);
-        PyMem_Free(rs);
-        return -1;
-    }
-    rs[b->n] = (int64_t)m.ids.len;
-    wp_output_free(&b->out);
-    b->out = m;
-    PyMem_Free(b->row_splits);
-    b->row_splits = rs;
-    return 0;
-}
-
-static PyObject *bytearray_of(const void *data, size_t nbytes)
-{
-    return PyByteArray_FromStringAndSize(nbytes ? (const char *)data : "", (Py_ssize_t)nbytes);
-}
-
-/* (ids, row_splits) or (ids, offsets, word_ids, row_splits), as bytearrays. */
-PyObject *wp_batch_arrays(EncoderObject *self, batch *b)
-{
-    for (Py_ssize_t i = 0; i < b->n; i++) {
-        if (b->status[i] != WP_OK) {
-            if (merge_fallbacks(self, b) < 0)
-                return NULL;
-            break;
-        }
-    }
-    const wp_output *o = &b->out;
-    PyObject *ids = bytearray_of(o->ids.data, o->ids.len * sizeof(int32_t));
-    PyObject *rs = bytearray_of(b->row_splits, ((size_t)b->n + 1) * sizeof(int64_t));
-    if (!ids || !rs) {
+    if (!ids || (b->want_offsets && !wids)) {
+        Py_DECREF(rs);
         Py_XDECREF(ids);
-        Py_XDECREF(rs);
+        Py_XDECREF(offs);
         return NULL;
     }
+    wp_batch_flatten(b, threads, &f);
     if (!b->want_offsets)
         return Py_BuildValue("(NN)", ids, rs);
-    PyObject *offs = bytearray_of(o->offsets.data, o->offsets.len * sizeof(int64_t));
-    PyObject *wids = bytearray_of(o->word_ids.data, o->word_ids.len * sizeof(int32_t));
-    if (!offs || !wids) {
-        Py_DECREF(ids);
-        Py_DECREF(rs);
-        Py_XDECREF(offs);
-        Py_XDECREF(wids);
-        return NULL;
-    }
     return Py_BuildValue("(NNNN)", ids, offs, wids, rs);
 }
-

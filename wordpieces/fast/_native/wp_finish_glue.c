@@ -8,6 +8,11 @@
 #include "wp_module.h"
 #include "wp_finish.h"
 
+#include <string.h>
+
+/* Below this many tokens per thread, writing the columns on more threads does not pay. */
+#define WP_MIN_TOKENS_PER_THREAD 16384
+
 /* ------------------------------------------------------------ unzip */
 
 static int is_pair_item(PyObject *item)
@@ -68,6 +73,76 @@ PyObject *wp_unzip(PyObject *module, PyObject *items)
     if (!rows)
         return Py_BuildValue("(NO)", texts, Py_None);
     return Py_BuildValue("(NN)", texts, rows);
+}
+
+/* ------------------------------------------------------------ texts_with_chars */
+
+#define WP_MAX_FIND_CHARS 16
+
+/* Whether text holds one of the n code points `chars`. */
+static int holds_any(PyObject *text, const Py_UCS4 *chars, int n)
+{
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    if (kind == PyUnicode_1BYTE_KIND) {
+        for (int k = 0; k < n; k++)
+            if (chars[k] < 256 && memchr(data, (int)chars[k], (size_t)len))
+                return 1;
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        Py_UCS4 cp = PyUnicode_READ(kind, data, i);
+        for (int k = 0; k < n; k++)
+            if (cp == chars[k])
+                return 1;
+    }
+    return 0;
+}
+
+/* texts_with_chars(texts, chars) -> indices of the texts holding one of the characters
+ * of the str `chars` (at most 16), or None when chars holds more. */
+PyObject *wp_texts_with_chars(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *texts, *chars_obj;
+    if (!PyArg_ParseTuple(args, "OU:texts_with_chars", &texts, &chars_obj))
+        return NULL;
+    Py_ssize_t n_chars = PyUnicode_GET_LENGTH(chars_obj);
+    if (n_chars > WP_MAX_FIND_CHARS)
+        Py_RETURN_NONE;
+    Py_UCS4 chars[WP_MAX_FIND_CHARS];
+    for (Py_ssize_t k = 0; k < n_chars; k++)
+        chars[k] = PyUnicode_READ_CHAR(chars_obj, k);
+    PyObject *seq = PySequence_Fast(texts, "texts must be a sequence");
+    PyObject *found = seq ? PyList_New(0) : NULL;
+    Py_ssize_t n = found ? PySequence_Fast_GET_SIZE(seq) : 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *text = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyUnicode_Check(text)) {
+            PyErr_Format(PyExc_TypeError, "texts[%zd] must be str, not %.100s", i,
+                         Py_TYPE(text)->tp_name);
+            Py_CLEAR(found);
+            break;
+        }
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(text) < 0) {
+            Py_CLEAR(found);
+            break;
+        }
+#endif
+        if (holds_any(text, chars, (int)n_chars)) {
+            PyObject *index = PyLong_FromSsize_t(i);
+            int rc = index ? PyList_Append(found, index) : -1;
+            Py_XDECREF(index);
+            if (rc < 0) {
+                Py_CLEAR(found);
+                break;
+            }
+        }
+    }
+    Py_XDECREF(seq);
+    return found;
 }
 
 /* ------------------------------------------------------------ finish */
@@ -250,9 +325,54 @@ static PyObject *column_bytes(int64_t n, int want, int64_t **data)
     return b;
 }
 
+/* One thread's share of the rows to write. */
+typedef struct {
+    const wp_sequences *s;
+    const wp_plan *single, *pair;
+    const wp_truncation *t;
+    const wp_padding *p;
+    const wp_layout *l;
+    wp_columns *c;
+    int64_t from, to;
+} write_task;
+
+static void write_rows(void *arg)
+{
+    const write_task *w = arg;
+    wp_finish_write(w->s, w->single, w->pair, w->t, w->p, w->l, w->c, w->from, w->to);
+}
+
+/* Write every row, on `threads` threads each taking inputs of about as many tokens
+ * (the fresh columns' page faults, most of this time on padded batches, included). */
+static void write_all(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
+                      const wp_truncation *t, const wp_padding *p, const wp_layout *l,
+                      wp_columns *c, int threads)
+{
+    write_task tasks[64];
+    int64_t total = l->row_splits[s->n_inputs];
+    int n = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    if (n > s->n_inputs || total < WP_MIN_TOKENS_PER_THREAD * n)
+        n = 1;
+    int64_t i = 0;
+    for (int k = 0; k < n; k++) {
+        tasks[k] = (write_task){s, single, pair, t, p, l, c, i, i};
+        int64_t goal = total * (k + 1) / n;
+        while (i < s->n_inputs && (l->row_splits[i] < goal || k == n - 1))
+            i++;
+        tasks[k].to = i;
+    }
+    if (total >= WP_RELEASE_GIL_CHARS) {
+        Py_BEGIN_ALLOW_THREADS
+        wp_run_parallel(write_rows, tasks, sizeof(write_task), n);
+        Py_END_ALLOW_THREADS
+    } else {
+        write_rows(tasks);
+    }
+}
+
 static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
                                 const wp_plan *pair, const wp_truncation *t,
-                                const wp_padding *p, const wp_layout *l, int want)
+                                const wp_padding *p, const wp_layout *l, int want, int threads)
 {
     int64_t total = l->row_splits[s->n_inputs];
     wp_columns c;
@@ -268,7 +388,7 @@ static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
         Py_XDECREF(attention); Py_XDECREF(offsets); Py_XDECREF(splits);
         return NULL;
     }
-    wp_finish_write(s, single, pair, t, p, l, &c);
+    write_all(s, single, pair, t, p, l, &c, threads);
     if (want & WANT_LISTS) {
         PyObject *lists = ids_lists(c.ids, l->row_splits, s->n_inputs);
         Py_DECREF(ids); Py_DECREF(types); Py_DECREF(special);
@@ -276,6 +396,28 @@ static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
         return lists;
     }
     return Py_BuildValue("(NNNNNN)", ids, types, special, attention, offsets, splits);
+}
+
+/* The layout of sequences s, then their columns (or lists), or a refused input's index. */
+static PyObject *layout_and_finish(const wp_sequences *s, const plan_store *single,
+                                   const plan_store *pair, const wp_truncation *t,
+                                   const wp_padding *p, int want, int threads)
+{
+    size_t size = ((size_t)s->n_inputs + 1) * 8;
+    wp_layout l = {PyMem_Malloc(size), PyMem_Malloc(size), PyMem_Malloc(size), 0};
+    PyObject *out = NULL;
+    if (!l.keep1 || !l.keep2 || !l.row_splits) {
+        PyErr_NoMemory();
+    } else {
+        int64_t refused = wp_finish_layout(s, &single->plan, &pair->plan, t, p, &l);
+        out = refused >= 0 ? PyLong_FromLongLong(refused)
+                           : finish_columns(s, &single->plan, &pair->plan, t, p, &l, want,
+                                            threads);
+    }
+    PyMem_Free(l.keep1);
+    PyMem_Free(l.keep2);
+    PyMem_Free(l.row_splits);
+    return out;
 }
 
 /* finish(ids, offsets, row_splits, pair_rows, n_inputs, single, pair, truncation, padding,
@@ -301,19 +443,218 @@ PyObject *wp_finish(PyObject *module, PyObject *args)
     wp_sequences s;
     if (read_views(ids, offsets, splits, rows, n_inputs, &v, &s) < 0)
         return NULL;
-    wp_layout l = {PyMem_Malloc(((size_t)n_inputs + 1) * 8), PyMem_Malloc(((size_t)n_inputs + 1) * 8),
-                   PyMem_Malloc(((size_t)n_inputs + 1) * 8), 0};
+    PyObject *out = layout_and_finish(&s, &single, &pair, &t, &p, want, 1);
+    release(&v);
+    return out;
+}
+
+/* ------------------------------------------------------------ encode and finish */
+
+typedef struct {
+    plan_store single, pair;
+    wp_truncation t;
+    wp_padding p;
+    int want;
+    const int64_t *pair_rows; /* NULL: no pairs */
+    Py_ssize_t n_inputs;
+} finish_opts;
+
+/* Input i's finished ids as a list: the plan's pieces, its rows cut as kept. */
+static PyObject *finished_list(const batch *b, const finish_opts *o, const wp_plan *plan,
+                               Py_ssize_t rows[2], int64_t keep[2])
+{
+    PyObject *list = PyList_New(keep[0] + (keep[1] < 0 ? 0 : keep[1]) + plan->n_special);
+    Py_ssize_t at = 0;
+    for (int k = 0; list && k < plan->n_pieces; k++) {
+        const wp_piece *piece = &plan->pieces[k];
+        const int64_t *special = piece->ids;
+        const int32_t *ids = NULL, *unused_w;
+        const int64_t *unused_o;
+        int64_t n = piece->n_ids, len;
+        if (piece->seq >= 0) {
+            wp_batch_row(b, rows[piece->seq], &ids, &unused_o, &unused_w, &len);
+            n = keep[piece->seq];
+            ids += o->t.on && o->t.left ? len - n : 0;
+        }
+        for (int64_t j = 0; j < n; j++) {
+            PyObject *x = id_int(ids ? ids[j] : special[j]);
+            if (!x) {
+                Py_CLEAR(list);
+                break;
+            }
+            PyList_SET_ITEM(list, at++, x);
+        }
+    }
+    return list;
+}
+
+typedef struct {
+    EncoderObject *self;
+    const finish_opts *o;
+    PyObject *lists;
+    Py_ssize_t refused; /* the first input truncation refuses, or -1 */
+} lists_ctx;
+
+/* Finish the inputs of chunk k into lists (its rows and their pairs' are encoded). */
+static int finish_chunk(void *arg, batch *b, int k)
+{
+    lists_ctx *ctx = arg;
+    const finish_opts *o = ctx->o;
+    int rc = 0;
+    b->gc_paused = PyGC_Disable();
+    for (Py_ssize_t i = b->chunks[k].a0; rc == 0 && i < b->chunks[k].a1; i++) {
+        Py_ssize_t rows[2] = {i, o->pair_rows ? (Py_ssize_t)o->pair_rows[i] : -1};
+        for (int s = 0; rc == 0 && s < 2; s++)
+            if (rows[s] >= 0 && b->status[rows[s]] != WP_OK)
+                rc = wp_batch_materialize(ctx->self, b, rows[s]);
+        if (rc < 0)
+            break;
+        const wp_plan *plan = rows[1] < 0 ? &o->single.plan : &o->pair.plan;
+        int64_t keep[2];
+        if (wp_finish_keep(&o->t, plan, b->row_len[i], rows[1] < 0 ? -1 : b->row_len[rows[1]],
+                           &keep[0], &keep[1]) < 0) {
+            ctx->refused = i;
+            rc = -1;
+            break;
+        }
+        PyObject *list = finished_list(b, o, plan, rows, keep);
+        if (!list)
+            rc = -1;
+        else
+            PyList_SET_ITEM(ctx->lists, i, list);
+    }
+    if (b->gc_paused)
+        PyGC_Enable();
+    b->gc_paused = 0;
+    return rc;
+}
+
+/* Unpadded id lists, each chunk's inputs finished while later chunks are encoded. */
+static PyObject *encode_lists(EncoderObject *self, batch *b, const finish_opts *o, int threads)
+{
+    lists_ctx ctx = {self, o, PyList_New(o->n_inputs), -1};
+    if (!ctx.lists || wp_batch_split(b, o->n_inputs, o->pair_rows, threads) < 0)
+        goto fail;
+    if (wp_batch_run(self, b, threads, finish_chunk, &ctx) < 0) {
+        if (ctx.refused >= 0 && !PyErr_Occurred()) {
+            Py_DECREF(ctx.lists);
+            return PyLong_FromSsize_t(ctx.refused);
+        }
+        goto fail;
+    }
+    return ctx.lists;
+fail:
+    Py_XDECREF(ctx.lists);
+    return NULL;
+}
+
+/* Columns (or padded lists): encode every chunk, copy the rows into one flat column on
+ * every thread, then lay out and write the finished rows on every thread. */
+static PyObject *encode_columns(EncoderObject *self, batch *b, const finish_opts *o,
+                                int threads)
+{
+    if (wp_batch_split(b, o->n_inputs, o->pair_rows, threads) < 0
+        || wp_batch_run(self, b, threads, NULL, NULL) < 0)
+        return NULL;
+    for (Py_ssize_t r = 0; r < b->n; r++)
+        if (b->status[r] != WP_OK && wp_batch_materialize(self, b, r) < 0)
+            return NULL;
+    wp_flat f = {NULL, NULL, NULL, PyMem_Malloc(((size_t)b->n + 1) * sizeof(int64_t))};
     PyObject *out = NULL;
-    if (!l.keep1 || !l.keep2 || !l.row_splits) {
+    if (f.splits) {
+        f.splits[0] = 0;
+        for (Py_ssize_t r = 0; r < b->n; r++)
+            f.splits[r + 1] = f.splits[r] + b->row_len[r];
+        size_t total = (size_t)f.splits[b->n] + 1;
+        f.ids = PyMem_Malloc(total * sizeof(int32_t));
+        f.offsets = b->want_offsets ? PyMem_Malloc(2 * total * sizeof(int64_t)) : NULL;
+    }
+    if (!f.splits || !f.ids || (b->want_offsets && !f.offsets)) {
         PyErr_NoMemory();
     } else {
-        int64_t refused = wp_finish_layout(&s, &single.plan, &pair.plan, &t, &p, &l);
-        out = refused >= 0 ? PyLong_FromLongLong(refused)
-                           : finish_columns(&s, &single.plan, &pair.plan, &t, &p, &l, want);
+        wp_batch_flatten(b, threads, &f);
+        wp_sequences s = {f.ids, f.offsets, f.splits, o->pair_rows, o->n_inputs};
+        out = layout_and_finish(&s, &o->single, &o->pair, &o->t, &o->p, o->want, threads);
     }
-    PyMem_Free(l.keep1);
-    PyMem_Free(l.keep2);
-    PyMem_Free(l.row_splits);
-    release(&v);
+    PyMem_Free(f.splits);
+    PyMem_Free(f.ids);
+    PyMem_Free(f.offsets);
+    return out;
+}
+
+/* A private copy of pair_rows (int64 per input, -1 or a row of the texts), or NULL. */
+static int64_t *read_pair_rows(PyObject *obj, Py_ssize_t n_inputs, Py_ssize_t n_rows, int *err)
+{
+    *err = 0;
+    if (obj == Py_None)
+        return NULL;
+    Py_buffer view;
+    int64_t *rows = NULL;
+    *err = 1;
+    if (column(obj, &view, 8, n_inputs, "pair_rows") < 0)
+        return NULL;
+    if (view.len / 8 != n_inputs)
+        PyErr_Format(PyExc_ValueError, "pair_rows holds %zd items, not %zd", view.len / 8,
+                     n_inputs);
+    else if (!(rows = PyMem_Malloc((size_t)(n_inputs ? n_inputs : 1) * 8)))
+        PyErr_NoMemory();
+    for (Py_ssize_t i = 0; rows && i < n_inputs; i++) {
+        rows[i] = ((const int64_t *)view.buf)[i];
+        if (rows[i] < -1 || rows[i] >= n_rows) {
+            PyErr_Format(PyExc_ValueError, "pair_rows[%zd] = %lld is not a row", i,
+                         (long long)rows[i]);
+            PyMem_Free(rows);
+            rows = NULL;
+        }
+    }
+    PyBuffer_Release(&view);
+    *err = rows == NULL;
+    return rows;
+}
+
+static int read_opts(PyObject *const objs[4], int want, finish_opts *o)
+{
+    o->want = want;
+    return read_plan(objs[0], &o->single) < 0 || read_plan(objs[1], &o->pair) < 0
+           || read_truncation(objs[2], &o->t) < 0 || read_padding(objs[3], &o->p) < 0 ? -1 : 0;
+}
+
+/* Encoder.encode_finish(texts, pair_rows, n_inputs, single, pair, truncation, padding,
+ * want, threads): _core.finish over the encoding of texts, without the columns between. */
+PyObject *wp_encode_finish(EncoderObject *self, PyObject *args)
+{
+    PyObject *texts, *rows_obj, *objs[4];
+    Py_ssize_t n_inputs;
+    int want, threads, err;
+    finish_opts o;
+    if (!PyArg_ParseTuple(args, "OOnOOOOii:encode_finish", &texts, &rows_obj, &n_inputs,
+                          &objs[0], &objs[1], &objs[2], &objs[3], &want, &threads)
+        || read_opts(objs, want, &o) < 0)
+        return NULL;
+    if (threads < 1 || threads > 1024)
+        return PyErr_Format(PyExc_ValueError, "threads must be 1 to 1024, not %d", threads);
+    PyObject *tuple = PySequence_Tuple(texts); /* immune to changes of a list */
+    if (!tuple)
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    if (n_inputs < 0 || n_inputs > n) {
+        Py_DECREF(tuple);
+        return PyErr_Format(PyExc_ValueError, "n_inputs %zd: not 0 to %zd", n_inputs, n);
+    }
+    o.n_inputs = n_inputs;
+    o.pair_rows = read_pair_rows(rows_obj, n_inputs, n, &err);
+    batch b;
+    memset(&b, 0, sizeof(b));
+    b.want_offsets = (want & WANT_OFFSETS) != 0;
+    PyObject *out = NULL;
+    if (!err && wp_batch_collect(self, &b, &PyTuple_GET_ITEM(tuple, 0), n, 0) == 0) {
+        if ((want & WANT_LISTS) && !o.p.on)
+            out = encode_lists(self, &b, &o, threads);
+        else
+            out = encode_columns(self, &b, &o, threads);
+    }
+    wp_batch_free(&b);
+    PyMem_Free((void *)o.pair_rows);
+    Py_DECREF(tuple);
     return out;
 }

@@ -69,9 +69,12 @@ static PyObject *Encoder_encode_batch(EncoderObject *self, PyObject *args, PyObj
     memset(&b, 0, sizeof(b));
     b.want_offsets = want_offsets;
     PyObject *res = NULL;
-    if (wp_batch_collect(self, &b, &PyTuple_GET_ITEM(tuple, 0), PyTuple_GET_SIZE(tuple), 0) == 0 &&
-        wp_batch_encode(self, &b, threads) == 0)
-        res = arrays ? wp_batch_arrays(self, &b) : wp_batch_lists(self, &b);
+    if (wp_batch_collect(self, &b, &PyTuple_GET_ITEM(tuple, 0), PyTuple_GET_SIZE(tuple), 0) == 0) {
+        if (!arrays)
+            res = wp_batch_lists(self, &b, threads);
+        else if (wp_batch_encode(self, &b, threads) == 0)
+            res = wp_batch_arrays(self, &b, threads);
+    }
     wp_batch_free(&b);
     Py_DECREF(tuple);
     return res;
@@ -214,6 +217,9 @@ static PyMethodDef Encoder_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "encode_batch(texts, offsets=False, arrays=False, threads=1) -> list of results, or\n"
      "bytearrays (ids int32, [offsets int64 pairs, word_ids int32,] row_splits int64)"},
+    {"encode_finish", (PyCFunction)wp_encode_finish, METH_VARARGS,
+     "encode_finish(texts, pair_rows, n_inputs, single, pair, truncation, padding, want,\n"
+     "              threads) -> _core.finish(...) of the texts' encoding"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Encoder_getset[] = {
@@ -245,6 +251,8 @@ static PyMethodDef core_functions[] = {
      "name_list(int32 column, start, stop, names, before, after) -> list of names[id]"},
     {"rows", wp_rows, METH_VARARGS,
      "rows(ids, offsets, word_ids, row_splits) -> [Row] per text (bytearray columns)"},
+    {"texts_with_chars", wp_texts_with_chars, METH_VARARGS,
+     "texts_with_chars(texts, chars) -> indices of the texts holding one of chars, or None"},
     {"unzip", wp_unzip, METH_O,
      "unzip(items) -> (first texts + pair texts, pair_rows int64 or None), or None"},
     {"finish", wp_finish, METH_VARARGS,

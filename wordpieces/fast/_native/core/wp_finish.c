@@ -71,6 +71,19 @@ static int64_t pair_row(const wp_sequences *s, int64_t i)
     return s->pair_rows ? s->pair_rows[i] : -1;
 }
 
+int wp_finish_keep(const wp_truncation *t, const wp_plan *plan, int64_t n1, int64_t n2,
+                   int64_t *k1, int64_t *k2)
+{
+    *k1 = n1;
+    *k2 = n2;
+    if (!t->on)
+        return 0;
+    if (keep_lengths(t, n1, n2, plan->n_special, k1, k2) < 0 || !stride_ok(n1, *k1, t->stride)
+        || (n2 >= 0 && !stride_ok(n2, *k2, t->stride)))
+        return -1;
+    return 0;
+}
+
 int64_t wp_finish_layout(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
                          const wp_truncation *t, const wp_padding *p, wp_layout *out)
 {
@@ -79,12 +92,9 @@ int64_t wp_finish_layout(const wp_sequences *s, const wp_plan *single, const wp_
         int64_t b = pair_row(s, i);
         int64_t n1 = row_length(s, i), n2 = b < 0 ? -1 : row_length(s, b);
         const wp_plan *plan = b < 0 ? single : pair;
-        int64_t k1 = n1, k2 = n2;
-        if (t->on) {
-            if (keep_lengths(t, n1, n2, plan->n_special, &k1, &k2) < 0
-                || !stride_ok(n1, k1, t->stride) || (n2 >= 0 && !stride_ok(n2, k2, t->stride)))
-                return i;
-        }
+        int64_t k1, k2;
+        if (wp_finish_keep(t, plan, n1, n2, &k1, &k2) < 0)
+            return i;
         out->keep1[i] = k1;
         out->keep2[i] = k2;
         int64_t len = k1 + (k2 < 0 ? 0 : k2) + plan->n_special;
@@ -153,9 +163,9 @@ static void write_specials(const wp_piece *piece, wp_columns *c, int64_t at)
 
 void wp_finish_write(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
                      const wp_truncation *t, const wp_padding *p, const wp_layout *l,
-                     wp_columns *c)
+                     wp_columns *c, int64_t from, int64_t to)
 {
-    for (int64_t i = 0; i < s->n_inputs; i++) {
+    for (int64_t i = from; i < to; i++) {
         int64_t b = pair_row(s, i);
         const wp_plan *plan = b < 0 ? single : pair;
         int64_t width = l->row_splits[i + 1] - l->row_splits[i];

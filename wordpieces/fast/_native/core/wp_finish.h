@@ -60,6 +60,11 @@ typedef struct {
     int64_t target;         /* the padded length (0 without padding) */
 } wp_layout;
 
+/* What truncation keeps of sequences of n1 and n2 tokens (n2 -1: no pair) around which
+ * `plan` puts its special ids: 0, or -1 when the reference raises. */
+int wp_finish_keep(const wp_truncation *t, const wp_plan *plan, int64_t n1, int64_t n2,
+                   int64_t *k1, int64_t *k2);
+
 /* Decide every row's kept lengths and padded length. Returns -1 when every input fits,
  * else the index of the first input truncation refuses (the caller asks the Python
  * reference for its error). */
@@ -71,8 +76,9 @@ typedef struct {
     int64_t *ids, *type_ids, *special, *attention, *offsets; /* offsets: 2 per token */
 } wp_columns;
 
+/* Write the rows of inputs [from, to) (threads may write disjoint ranges at once). */
 void wp_finish_write(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
                      const wp_truncation *t, const wp_padding *p, const wp_layout *l,
-                     wp_columns *c);
+                     wp_columns *c, int64_t from, int64_t to);
 
 #endif

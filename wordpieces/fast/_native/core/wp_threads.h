@@ -13,4 +13,21 @@
  * runs one); a task whose thread cannot be started runs on the caller's thread. */
 void wp_run_parallel(void (*fn)(void *), void *tasks, size_t size, int n);
 
+/* A batch cut into chunks that threads claim one by one and mark done, so that one
+ * thread can use the chunks done so far (in order) while the others still work.
+ * The lock also publishes each chunk's output to the thread that waits for it. */
+typedef struct wp_progress wp_progress;
+
+wp_progress *wp_progress_new(int n_chunks); /* NULL: out of memory */
+void wp_progress_free(wp_progress *p);
+/* The next unclaimed chunk, or n_chunks when none is left (or after a stop). */
+int wp_progress_claim(wp_progress *p);
+void wp_progress_done(wp_progress *p, int chunk);
+int wp_progress_is_done(wp_progress *p, int chunk);
+/* Block until `chunk` is done (1), or known never to be: stopped before its claim (0).
+ * A claimed chunk must be worked on by a running thread. */
+int wp_progress_wait(wp_progress *p, int chunk);
+/* Hand out no more chunks (an error: what is left is not needed). */
+void wp_progress_stop(wp_progress *p);
+
 #endif
