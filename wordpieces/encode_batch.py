@@ -28,7 +28,14 @@ from collections.abc import Iterator
 from .batches import unzip_fast
 from .encoding.encoding import Encoding
 from .encoding.finishing import Finisher, pad, pad_batch
-from .encoding.lazy_encoding import Layout, LazyEncoding, PairLayout, lazy_pair
+from .encoding.lazy_encoding import (
+    Layout,
+    LazyEncoding,
+    PairLayout,
+    PendingWindows,
+    lazy_cut,
+    lazy_pair,
+)
 from .encoding.padding import PaddingParams, TruncationParams
 from .errors import check_thread_count
 from .sequences import SequenceEncoder
@@ -61,10 +68,10 @@ def _finished(seq: SequenceEncoder, finisher: Finisher, items: list,
     flat = seq.encodings(firsts + seconds, [0] * len(firsts) + [1] * len(seconds), threads)
     rest = iter(flat[len(firsts):])
     pair_layout = _pair_layout(finisher, seq.id_tokens) if seconds else None
-    if pair_layout is None:
-        return [finisher.encoding(enc, None if p is None else next(rest), single)
+    if single is None and pair_layout is None:
+        return [finisher.encoding(enc, None if p is None else next(rest), None)
                 for enc, p in zip(flat[:len(firsts)], pairs, strict=True)]
-    return _pairs(flat[:len(firsts)], pairs, rest, single, pair_layout, finisher)
+    return _items(flat[:len(firsts)], pairs, rest, (single, pair_layout), finisher)
 
 
 def _single_layout(finisher: Finisher, id_tokens: list) -> Layout | None:
@@ -94,34 +101,72 @@ def _singles(seq: SequenceEncoder, texts: list[str], layout: Layout, finisher: F
     return out
 
 
-def _pairs(firsts: list[Encoding], pairs: list, seconds: Iterator[Encoding],
-           single: Layout | None, layout: PairLayout, finisher: Finisher) -> list[Encoding]:
-    """Pairs: lazy pairs in ``layout`` where both sides are lazy and nothing is cut.
+def _items(firsts: list[Encoding], pairs: list, seconds: Iterator[Encoding],
+           layouts: tuple[Layout | None, PairLayout | None],
+           finisher: Finisher) -> list[Encoding]:
+    """Each item lazy where its sides are lazy and its layout known, else by ``finisher``.
 
-    A side holding a literal added token (an eager ``Encoding``), a pair that truncation
-    cuts, and the items without a pair are finished by ``finisher``.
+    A side holding a literal added token is an eager ``Encoding``: that item, and any
+    item without a layout, is finished by ``finisher`` (which pads as it finishes).
     """
-    padding, truncation = finisher.padding, finisher.truncation
+    single, paired = layouts
+    padding = finisher.padding
+    windows = Finisher(finisher.post_processor, finisher.add_special_tokens,
+                       finisher.truncation, None)  # the reference for cut inputs' windows
     out: list[Encoding] = []
     for enc, text in zip(firsts, pairs, strict=True):
         second = None if text is None else next(seconds)
-        if (type(enc) is LazyEncoding and type(second) is LazyEncoding
-                and (truncation is None or _keeps_all(finisher, truncation, enc, second))):
-            lazy = lazy_pair(enc, second, layout)
-            if padding is not None:
-                pad(lazy, padding.target_length([len(lazy)]), padding)
-            out.append(lazy)
-        else:  # Finisher pads as it finishes
+        lazy: LazyEncoding
+        if type(enc) is not LazyEncoding:
             out.append(finisher.encoding(enc, second, single))
+            continue
+        if second is None and single is not None:
+            lazy = _lazy_single(enc, single, windows)
+        elif type(second) is LazyEncoding and paired is not None:
+            lazy = _lazy_pair(enc, second, paired, windows)
+        else:
+            out.append(finisher.encoding(enc, second, single))
+            continue
+        if padding is not None:
+            pad(lazy, padding.target_length([len(lazy)]), padding)
+        out.append(lazy)
     return out
 
 
-def _keeps_all(finisher: Finisher, truncation: TruncationParams, first: Encoding,
-               second: Encoding) -> bool:
-    """Whether truncation keeps every token of the pair (its errors raised as Finisher's)."""
-    n1, n2 = len(first), len(second)
-    keep1, keep2 = finisher.keep(n1, n2, truncation)
-    return keep1 >= n1 and keep2 is not None and keep2 >= n2
+def _lazy_single(enc: LazyEncoding, layout: Layout, windows: Finisher) -> LazyEncoding:
+    """One fresh lazy input in ``layout``, truncated as ``windows`` says, unpadded."""
+    n, truncation = len(enc), windows.truncation
+    keep = n if truncation is None else windows.keep(n, None, truncation)[0]
+    if keep >= n:
+        return enc.relayout(layout)
+    return _cut(enc, None, layout, (keep, None), windows)
+
+
+def _lazy_pair(enc: LazyEncoding, second: LazyEncoding, layout: PairLayout,
+               windows: Finisher) -> LazyEncoding:
+    """``_lazy_single`` for a pair (truncation's errors raised as ``Finisher`` raises them)."""
+    n1, n2, truncation = len(enc), len(second), windows.truncation
+    keep1, keep2 = (n1, n2) if truncation is None else windows.keep(n1, n2, truncation)
+    if keep1 >= n1 and (keep2 is None or keep2 >= n2):
+        return lazy_pair(enc, second, layout)
+    return _cut(enc, second, layout, (keep1, keep2), windows)
+
+
+def _cut(enc: LazyEncoding, second: LazyEncoding | None, layout: Layout | PairLayout,
+         keeps: tuple[int, int | None], windows: Finisher) -> LazyEncoding:
+    """The kept part of an input (or pair) truncation cuts; its windows made when read."""
+    left = windows.truncation is not None and windows.truncation.direction == "left"
+    kept = (_kept(len(enc), keeps[0], left),
+            None if second is None else _kept(len(second), keeps[1], left))
+    pending = PendingWindows(lambda: windows.encoding(
+        enc.copy(), None if second is None else second.copy(), None))
+    return lazy_cut(enc, second, layout, kept, pending)
+
+
+def _kept(n: int, keep: int | None, left: bool) -> tuple[int, int]:
+    """The token range of a sequence of ``n`` that truncation to ``keep`` keeps."""
+    keep = n if keep is None else min(keep, n)
+    return (n - keep, n) if left else (0, keep)
 
 
 def _pad_each(encodings: list[Encoding], padding: PaddingParams | None) -> None:

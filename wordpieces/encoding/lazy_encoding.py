@@ -24,13 +24,18 @@ A pair (``LazyPairEncoding``) holds both sequences' raw tokens and a ``PairLayou
 (what goes before, between and after them); each list is built in one call
 (``ids_with``… of the first raw tokens, given the second).
 
-Not handled here: overflowing windows (built eagerly by ``processors``), deciding when
-the fast path applies (``encode_batch``).
+An input that truncation cut (``LazyCutEncoding``, ``LazyCutPairEncoding``) holds the
+kept part of its raw tokens (``window``); its overflowing windows are made by the
+reference path when first read (``PendingWindows``), padded as the encoding was.
+
+Not handled here: the windows themselves (``Encoding.truncate``, ``processors``),
+deciding when the fast path applies (``encode_batch``).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .encoding import Encoding
@@ -87,6 +92,11 @@ class IdTokens:
         out += second.word_ids((), after)
         return out
 
+    def window(self, start: int, stop: int) -> ListTokens:
+        """Tokens ``[start, stop)`` (the part truncation keeps) as raw tokens of their own."""
+        return ListTokens(self.ids()[start:stop], self.offsets()[start:stop],
+                          self.word_ids()[start:stop])  # type: ignore[arg-type]
+
     def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
         raise NotImplementedError(f"{type(self).__name__} holds ids only")
 
@@ -108,6 +118,10 @@ class ListTokens(IdTokens):
 
     def word_ids(self, before: tuple = (), after: tuple = ()) -> list[int | None]:
         return [*before, *self._word_ids, *after]
+
+    def window(self, start: int, stop: int) -> ListTokens:
+        return ListTokens(self._ids[start:stop], self._offsets[start:stop],
+                          self._word_ids[start:stop])
 
 
 # The lists of an Encoding, in the order LazyEncoding keeps them. The first four come
@@ -429,6 +443,91 @@ def lazy_pair(first: LazyEncoding, second: LazyEncoding, layout: PairLayout) -> 
     if layout.sequence_indices == (1, 0):
         first, second = second, first
     return LazyPairEncoding(first._raw, second._raw, layout)
+
+
+class PendingWindows:
+    """The overflowing windows of an encoding truncation cut, made when first read.
+
+    ``make`` runs the reference path (``Finisher``) on the whole sequences; the pads
+    the encoding got while fresh are recorded and replayed on its windows, in order,
+    as ``Encoding.pad`` would have padded them.
+    """
+
+    __slots__ = ("_make", "_pads")
+
+    def __init__(self, make: Callable[[], Encoding]):
+        self._make = make
+        self._pads: list[tuple[int, dict]] = []
+
+    def record_pad(self, length: int, options: dict) -> None:
+        self._pads.append((length, options))
+
+    def build(self) -> list[Encoding]:
+        full = self._make()
+        for length, options in self._pads:
+            full.pad(length, **options)
+        return full.overflowing
+
+
+def _cut_pad(self, length: int, *, direction: str = "right", pad_id: int = 0,
+             pad_type_id: int = 0, pad_token: str = "[PAD]") -> None:
+    """Pad as ``Encoding.pad`` does; while fresh, the layout changes and the windows'
+    pad is recorded (they are not built)."""
+    if self._state:  # reading the windows builds them, with the pads recorded so far
+        Encoding.pad(self, length, direction=direction, pad_id=pad_id, pad_type_id=pad_type_id,
+                     pad_token=pad_token)
+        return
+    self._windows.record_pad(length, {"direction": direction, "pad_id": pad_id,
+                                      "pad_type_id": pad_type_id, "pad_token": pad_token})
+    n = length - len(self)
+    if n > 0:
+        self._layout = self._layout.padded(n, direction, (pad_id, pad_token, pad_type_id, 0))
+
+
+class LazyCutEncoding(LazyEncoding):
+    """A ``LazyEncoding`` of the part of a sequence that truncation kept.
+
+    Its overflowing windows are made on first read (``PendingWindows``).
+    """
+
+    __slots__ = ("_windows",)
+
+    def __init__(self, raw, layout: Layout, windows: PendingWindows):
+        self._raw, self._layout, self._state, self._windows = raw, layout, 0, windows
+
+    overflowing = _window_field("overflowing", lambda self: self._windows.build())
+    pad = _cut_pad
+
+
+class LazyCutPairEncoding(LazyPairEncoding):
+    """A ``LazyPairEncoding`` of the parts of a pair that truncation kept (windows
+    made on first read, as ``LazyCutEncoding``)."""
+
+    __slots__ = ("_windows",)
+
+    def __init__(self, raw, second, layout: PairLayout, windows: PendingWindows):
+        self._raw, self._second, self._layout, self._state = raw, second, layout, 0
+        self._windows = windows
+
+    overflowing = _window_field("overflowing", lambda self: self._windows.build())
+    pad = _cut_pad
+
+
+def lazy_cut(first: LazyEncoding, second: LazyEncoding | None, layout: Layout | PairLayout,
+             kept: tuple[tuple[int, int], tuple[int, int] | None],
+             windows: PendingWindows) -> LazyEncoding:
+    """The encoding of the tokens ``kept`` (a range per sequence) of fresh lazy ``first``
+    (and ``second``: a pair, in input order) in ``layout``; ``windows`` the rest."""
+    assert first.fresh and (second is None or second.fresh), "cutting encodings already read"
+    raw = first._raw.window(*kept[0])
+    if second is None:
+        assert isinstance(layout, Layout)
+        return LazyCutEncoding(raw, layout, windows)
+    assert isinstance(layout, PairLayout) and kept[1] is not None
+    other = second._raw.window(*kept[1])
+    if layout.sequence_indices == (1, 0):
+        raw, other = other, raw
+    return LazyCutPairEncoding(raw, other, layout, windows)
 
 
 def _plain(encoding: Encoding) -> Encoding:

@@ -13,7 +13,7 @@ import copy
 import pickle
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from wordpieces.encoding.encoding import Encoding
@@ -26,6 +26,7 @@ from wordpieces.encoding.lazy_encoding import (
     PairLayout,
     lazy_pair,
 )
+from wordpieces.errors import TokenizeError
 from wordpieces.fast.backend import backend, make_word_encoder
 from wordpieces.pipeline.processors import BertProcessing, TemplateProcessing
 from wordpieces.tokenizer import Tokenizer
@@ -239,6 +240,34 @@ def test_row_pair_lists_equal_two_row_lists(texts, before, middle, after):
 
 
 @needs_native
+@settings(max_examples=100, deadline=None)
+@given(text=st.text("ab! ", max_size=12), data=st.data())
+def test_row_window_is_a_slice(text, data):
+    """Row.window(start, stop) holds the tokens [start, stop) of the row (C) and of
+    its Python twin (ListTokens.window)."""
+    row, = native_rows([text])
+    start = data.draw(st.integers(0, len(row)))
+    stop = data.draw(st.integers(start, len(row)))
+    part = row.window(start, stop)
+    twin = ListTokens(row.ids(), row.offsets(), row.word_ids()).window(start, stop)
+    for kept in (part, twin):
+        assert len(kept) == stop - start
+        assert kept.ids() == row.ids()[start:stop]
+        assert kept.offsets() == row.offsets()[start:stop]
+        assert kept.word_ids() == row.word_ids()[start:stop]
+
+
+@needs_native
+def test_row_window_outside_the_row_is_an_index_error():
+    """A window past either end of the row names it and the row's length."""
+    row, = native_rows(["ab a"])
+    with pytest.raises(IndexError, match=r"window \[1, 5\) is outside a row of 2 tokens"):
+        row.window(1, 5)
+    with pytest.raises(IndexError, match=r"window \[-1, 2\)"):
+        row.window(-1, 2)
+
+
+@needs_native
 def test_row_pair_lists_refuse_bad_arguments():
     """A second sequence that is not a Row, a frame that is not a tuple, a wrong count."""
     first, second = native_rows(["ab a", "b!"])
@@ -250,3 +279,56 @@ def test_row_pair_lists_refuse_bad_arguments():
         first.word_ids_with(second, (), ())
     with pytest.raises(TypeError, match="names must be a list"):
         first.tokens_with((), second, (), (), ())
+
+
+# ---------------------------------------------------------------- inputs truncation cut
+
+SMALL = Tokenizer.from_vocab(VOCAB, flavor="huggingface")
+WORDS = st.lists(st.sampled_from(["a", "b", "ab", "!", " ", "ba"]), max_size=12).map("".join)
+ITEMS = st.lists(st.one_of(WORDS, st.tuples(WORDS, WORDS)), min_size=1, max_size=4)
+PADS = st.lists(st.tuples(st.integers(0, 24), st.sampled_from(["left", "right"]),
+                          st.integers(0, 3)), max_size=3)
+
+
+def cut_batch(items: list, max_length: int, stride: int, direction: str) -> list:
+    SMALL.enable_truncation(max_length, stride=stride, direction=direction)
+    try:
+        return SMALL.encode_batch(items)
+    finally:
+        SMALL.no_truncation()
+
+
+@settings(max_examples=200, deadline=None)
+@given(items=ITEMS, max_length=st.integers(5, 12), stride=st.integers(0, 2),
+       direction=st.sampled_from(["left", "right"]), pads=PADS, read_at=st.integers(0, 3))
+def test_cut_inputs_pad_as_eager_ones(items, max_length, stride, direction, pads, read_at):
+    """A cut input's windows, made when first read, are padded as an eager encoding's
+    are (pads while fresh recorded, later ones applied), whenever they are read."""
+    try:
+        lazy = cut_batch(items, max_length, stride, direction)
+    except TokenizeError:  # a stride the kept part cannot take: no encoding to compare
+        assume(False)
+    want = [e.copy() for e in cut_batch(items, max_length, stride, direction)]
+    for step, (length, side, pad_id) in enumerate(pads):
+        if step == read_at:
+            for enc in lazy:
+                enc.overflowing  # noqa: B018 (reading builds the windows)
+        for enc in (*lazy, *want):
+            enc.pad(length, direction=side, pad_id=pad_id, pad_token="[PAD]")
+    assert [plain(e) for e in lazy] == [plain(e) for e in want]
+
+
+def test_cut_pair_is_lazy_with_the_eager_windows():
+    """A pair truncation cut is lazy (its length known unread) with the eager windows."""
+    enc, = cut_batch([("ab ab ab ab", "b b b b b")], 8, 1, "right")
+    want, = [e.copy() for e in cut_batch([("ab ab ab ab", "b b b b b")], 8, 1, "right")]
+    assert isinstance(enc, LazyPairEncoding) and enc.fresh and len(enc) == 8
+    assert len(want.overflowing) > 1 and plain(enc) == plain(want)
+
+
+def test_cut_input_pickles_and_copies_with_its_windows():
+    """Pickling and copying a fresh cut input give a plain Encoding with its windows."""
+    enc, = cut_batch([("ab ab ab ab", "b b b b b")], 8, 1, "left")
+    for other in (pickle.loads(pickle.dumps(enc)), copy.deepcopy(enc)):
+        assert type(other) is Encoding and other.overflowing
+        assert plain(other) == plain(enc)

@@ -5,7 +5,8 @@
  * only bytearrays, which hold no objects: a Row can be in no reference cycle, so it is
  * not a garbage-collected type and the collector never scans the batch's rows.
  * The *_with methods build a pair's list: this row, then a second Row (the pair's
- * other sequence), with what goes before, between and after them.
+ * other sequence), with what goes before, between and after them; window() is the part
+ * of a row that truncation keeps.
  * Not handled here: the lists themselves (wp_columns.c), what goes around them
  * (lazy_encoding.Layout, PairLayout).
  */
@@ -139,6 +140,36 @@ static PyObject *Row_tokens_with(RowObject *self, PyObject *const *args, Py_ssiz
     return row_pair_list(self, WP_ROW_NAMES, COLUMN_IDS, args, nargs, 1, "tokens_with");
 }
 
+/* window(start, stop) -> a Row of tokens [start, stop) of this one (the part truncation
+ * keeps), over the same columns */
+static PyObject *Row_window(RowObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "window() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[0]), stop = PyLong_AsSsize_t(args[1]);
+    if ((start == -1 || stop == -1) && PyErr_Occurred())
+        return NULL;
+    if (start < 0 || stop < start || stop > self->stop - self->start) {
+        PyErr_Format(PyExc_IndexError, "window [%zd, %zd) is outside a row of %zd tokens",
+                     start, stop, self->stop - self->start);
+        return NULL;
+    }
+    RowObject *row = PyObject_New(RowObject, &WpRowType);
+    if (!row)
+        return NULL;
+    Py_INCREF(self->ids);
+    Py_INCREF(self->offsets);
+    Py_INCREF(self->word_ids);
+    row->ids = self->ids;
+    row->offsets = self->offsets;
+    row->word_ids = self->word_ids;
+    row->start = self->start + start;
+    row->stop = self->start + stop;
+    return (PyObject *)row;
+}
+
 static PyMethodDef Row_methods[] = {
     {"ids", (PyCFunction)(void (*)(void))Row_ids, METH_FASTCALL,
      "ids(before=(), after=()) -> before + this row's ids + after"},
@@ -156,6 +187,8 @@ static PyMethodDef Row_methods[] = {
      "offsets_with(second, before, middle, after) -> both rows' offsets, framed"},
     {"word_ids_with", (PyCFunction)(void (*)(void))Row_word_ids_with, METH_FASTCALL,
      "word_ids_with(second, before, middle, after) -> both rows' word indices, framed"},
+    {"window", (PyCFunction)(void (*)(void))Row_window, METH_FASTCALL,
+     "window(start, stop) -> a Row of this row's tokens [start, stop)"},
     {NULL, NULL, 0, NULL}};
 
 static PySequenceMethods Row_as_sequence = {.sq_length = (lenfunc)Row_length};
