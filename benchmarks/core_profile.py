@@ -167,7 +167,7 @@ def threads(args) -> None:
     runs = []
     for n in (1, 2):
         data = Path(f"{args.out or 'perf.threads'}.{n}")
-        perf_record(args, n, data, 1999)
+        perf_record(args, n, data, 4999)
         runs.append(phases(data))
     one, two = runs
     total = one["serial"] + one["main"]  # one thread: every sample is the main thread's

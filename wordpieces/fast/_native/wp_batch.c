@@ -122,8 +122,86 @@ int wp_batch_collect(EncoderObject *self, batch *b, PyObject *const *items, Py_s
         b->texts[i] = text;
         b->n = i + 1;
         b->chars += PyUnicode_GET_LENGTH(text);
-        if (learn_text(self, text) < 0)
+        if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND)
+            b->wide_chars += PyUnicode_GET_LENGTH(text);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ learning a batch */
+
+/* Whether data[0:n] holds a code point the table has not learned (Latin-1 is learned). */
+#define WP_HAS_UNLEARNED(type)                                                      \
+    static int unlearned_##type(const wp_chartable *t, const type *data, Py_ssize_t n) \
+    {                                                                               \
+        for (Py_ssize_t i = 0; i < n; i++)                                          \
+            if (data[i] >= 256 && !wp_table_is_set(t, data[i]))                     \
+                return 1;                                                           \
+        return 0;                                                                   \
+    }
+WP_HAS_UNLEARNED(Py_UCS2)
+WP_HAS_UNLEARNED(Py_UCS4)
+
+static int has_unlearned(const wp_chartable *t, PyObject *text)
+{
+    int kind = PyUnicode_KIND(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (kind == PyUnicode_2BYTE_KIND)
+        return unlearned_Py_UCS2(t, PyUnicode_DATA(text), n);
+    if (kind == PyUnicode_4BYTE_KIND)
+        return unlearned_Py_UCS4(t, PyUnicode_DATA(text), n);
+    return 0;
+}
+
+typedef struct {
+    const wp_chartable *table;
+    batch *b;
+    Py_ssize_t from, to;
+} scan_task;
+
+/* Mark (status 1) the texts of rows [from, to) that hold an unlearned code point. */
+static void scan_rows(void *arg)
+{
+    scan_task *s = arg;
+    for (Py_ssize_t r = s->from; r < s->to; r++)
+        s->b->status[r] = (signed char)has_unlearned(s->table, s->b->texts[r]);
+}
+
+/* Teach the table every code point of the texts before they are encoded.
+ *
+ * The scan for unlearned code points runs on every thread without the GIL: another
+ * Python thread may be learning meanwhile, and an entry it is writing may look set to
+ * the scan. Taking the GIL back after the scan orders that writer's whole entry before
+ * the encoding reads it; entries this scan finds unset are learned with the GIL. */
+int wp_batch_learn(EncoderObject *self, batch *b, int threads)
+{
+    if (!b->wide_chars)
+        return 0;
+    int n = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    if (b->wide_chars < (int64_t)WP_MIN_WIDE_CHARS_PER_THREAD * n)
+        n = 1;
+    scan_task tasks[64];
+    Py_ssize_t r = 0;
+    int64_t seen = 0;
+    for (int k = 0; k < n; k++) {
+        tasks[k] = (scan_task){&self->table, b, r, r};
+        int64_t goal = b->wide_chars * (k + 1) / n;
+        for (; r < b->n && (seen < goal || k == n - 1); r++)
+            if (PyUnicode_KIND(b->texts[r]) != PyUnicode_1BYTE_KIND)
+                seen += PyUnicode_GET_LENGTH(b->texts[r]);
+        tasks[k].to = r;
+    }
+    if (b->wide_chars >= WP_RELEASE_GIL_CHARS) {
+        Py_BEGIN_ALLOW_THREADS
+        wp_run_parallel(scan_rows, tasks, sizeof(scan_task), n);
+        Py_END_ALLOW_THREADS
+    } else {
+        scan_rows(tasks);
+    }
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        if (b->status[i] && learn_text(self, b->texts[i]) < 0)
             return -1;
+        b->status[i] = WP_OK;
     }
     return 0;
 }
@@ -406,7 +484,7 @@ int wp_batch_materialize(EncoderObject *self, batch *b, Py_ssize_t r)
 static PyObject *new_column(size_t nbytes, void **data)
 {
     PyObject *col = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)nbytes);
-    *data = col ? PyByteArray_AS_STRING(col) : NULL;
+    *data = col ? wp_advise_huge(PyByteArray_AS_STRING(col), nbytes) : NULL;
     return col;
 }
 

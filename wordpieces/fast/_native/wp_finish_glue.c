@@ -79,23 +79,39 @@ PyObject *wp_unzip(PyObject *module, PyObject *items)
 
 #define WP_MAX_FIND_CHARS 16
 
+/* Whether data[0:len] holds the code point c: blocks compared without an exit per
+ * item (the compiler vectorizes them), for each storage width. */
+#define WP_FIND_IN(type)                                                            \
+    static int find_##type(const type *data, Py_ssize_t len, Py_UCS4 c)             \
+    {                                                                               \
+        Py_ssize_t i = 0;                                                           \
+        for (; i + 64 <= len; i += 64) {                                            \
+            int hit = 0;                                                            \
+            for (int k = 0; k < 64; k++)                                            \
+                hit |= data[i + k] == c;                                            \
+            if (hit)                                                                \
+                return 1;                                                           \
+        }                                                                           \
+        for (; i < len; i++)                                                        \
+            if (data[i] == c)                                                       \
+                return 1;                                                           \
+        return 0;                                                                   \
+    }
+WP_FIND_IN(Py_UCS2)
+WP_FIND_IN(Py_UCS4)
+
 /* Whether text holds one of the n code points `chars`. */
 static int holds_any(PyObject *text, const Py_UCS4 *chars, int n)
 {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
-    if (kind == PyUnicode_1BYTE_KIND) {
-        for (int k = 0; k < n; k++)
-            if (chars[k] < 256 && memchr(data, (int)chars[k], (size_t)len))
-                return 1;
-        return 0;
-    }
-    for (Py_ssize_t i = 0; i < len; i++) {
-        Py_UCS4 cp = PyUnicode_READ(kind, data, i);
-        for (int k = 0; k < n; k++)
-            if (cp == chars[k])
-                return 1;
+    for (int k = 0; k < n; k++) {
+        Py_UCS4 c = chars[k];
+        if (kind == PyUnicode_1BYTE_KIND ? c < 256 && memchr(data, (int)c, (size_t)len)
+            : kind == PyUnicode_2BYTE_KIND ? c < 65536 && find_Py_UCS2(data, len, c)
+            : find_Py_UCS4(data, len, c))
+            return 1;
     }
     return 0;
 }
@@ -322,6 +338,8 @@ static PyObject *column_bytes(int64_t n, int want, int64_t **data)
     PyObject *b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n * (int64_t)sizeof(int64_t)));
     if (b)
         *data = (int64_t *)PyByteArray_AS_STRING(b);
+    if (b)
+        wp_advise_huge(*data, (size_t)n * sizeof(int64_t));
     return b;
 }
 
@@ -566,8 +584,10 @@ static PyObject *encode_columns(EncoderObject *self, batch *b, const finish_opts
         for (Py_ssize_t r = 0; r < b->n; r++)
             f.splits[r + 1] = f.splits[r] + b->row_len[r];
         size_t total = (size_t)f.splits[b->n] + 1;
-        f.ids = PyMem_Malloc(total * sizeof(int32_t));
-        f.offsets = b->want_offsets ? PyMem_Malloc(2 * total * sizeof(int64_t)) : NULL;
+        f.ids = wp_advise_huge(PyMem_Malloc(total * sizeof(int32_t)), total * sizeof(int32_t));
+        f.offsets = b->want_offsets ? wp_advise_huge(PyMem_Malloc(2 * total * sizeof(int64_t)),
+                                                     2 * total * sizeof(int64_t))
+                                    : NULL;
     }
     if (!f.splits || !f.ids || (b->want_offsets && !f.offsets)) {
         PyErr_NoMemory();
@@ -633,28 +653,31 @@ PyObject *wp_encode_finish(EncoderObject *self, PyObject *args)
         return NULL;
     if (threads < 1 || threads > 1024)
         return PyErr_Format(PyExc_ValueError, "threads must be 1 to 1024, not %d", threads);
-    PyObject *tuple = PySequence_Tuple(texts); /* immune to changes of a list */
-    if (!tuple)
+    PyObject *seq = PySequence_Fast(texts, "texts must be a sequence"); /* see encode_batch */
+    if (!seq)
         return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     if (n_inputs < 0 || n_inputs > n) {
-        Py_DECREF(tuple);
+        Py_DECREF(seq);
         return PyErr_Format(PyExc_ValueError, "n_inputs %zd: not 0 to %zd", n_inputs, n);
     }
     o.n_inputs = n_inputs;
-    o.pair_rows = read_pair_rows(rows_obj, n_inputs, n, &err);
+    o.pair_rows = NULL;
     batch b;
     memset(&b, 0, sizeof(b));
     b.want_offsets = (want & WANT_OFFSETS) != 0;
     PyObject *out = NULL;
-    if (!err && wp_batch_collect(self, &b, &PyTuple_GET_ITEM(tuple, 0), n, 0) == 0) {
-        if ((want & WANT_LISTS) && !o.p.on)
+    if (wp_batch_collect(self, &b, PySequence_Fast_ITEMS(seq), n, 0) == 0) {
+        o.pair_rows = read_pair_rows(rows_obj, n_inputs, n, &err); /* may run Python code */
+        if (err)
+            out = NULL;
+        else if ((want & WANT_LISTS) && !o.p.on)
             out = encode_lists(self, &b, &o, threads);
         else
             out = encode_columns(self, &b, &o, threads);
     }
     wp_batch_free(&b);
     PyMem_Free((void *)o.pair_rows);
-    Py_DECREF(tuple);
+    Py_DECREF(seq);
     return out;
 }

@@ -62,21 +62,24 @@ static PyObject *Encoder_encode_batch(EncoderObject *self, PyObject *args, PyObj
         PyErr_Format(PyExc_ValueError, "threads must be 1 to 1024, not %d", threads);
         return NULL;
     }
-    PyObject *tuple = PySequence_Tuple(texts); /* immune to changes of a list */
-    if (!tuple)
+    /* a list's items stay put while collected: collecting runs no Python code, and it
+     * takes a reference to every text before anything else runs */
+    PyObject *seq = PySequence_Fast(texts, "texts must be a sequence");
+    if (!seq)
         return NULL;
     batch b;
     memset(&b, 0, sizeof(b));
     b.want_offsets = want_offsets;
     PyObject *res = NULL;
-    if (wp_batch_collect(self, &b, &PyTuple_GET_ITEM(tuple, 0), PyTuple_GET_SIZE(tuple), 0) == 0) {
+    if (wp_batch_collect(self, &b, PySequence_Fast_ITEMS(seq), PySequence_Fast_GET_SIZE(seq), 0)
+        == 0) {
         if (!arrays)
             res = wp_batch_lists(self, &b, threads);
         else if (wp_batch_encode(self, &b, threads) == 0)
             res = wp_batch_arrays(self, &b, threads);
     }
     wp_batch_free(&b);
-    Py_DECREF(tuple);
+    Py_DECREF(seq);
     return res;
 }
 

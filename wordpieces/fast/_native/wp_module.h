@@ -12,6 +12,8 @@
 
 /* Below this many code points per call, keep the GIL: releasing it costs more. */
 #define WP_RELEASE_GIL_CHARS 2048
+/* Below this many 2- or 4-byte code points per thread, one thread scans them alone. */
+#define WP_MIN_WIDE_CHARS_PER_THREAD 65536
 
 typedef struct {
     PyObject_HEAD
@@ -38,6 +40,7 @@ typedef struct {
     PyObject **texts; /* strong references */
     Py_ssize_t n;
     int64_t chars;
+    int64_t wide_chars; /* of the texts stored 2 or 4 bytes per code point */
     wp_chunk *chunks; /* n_chunks, then one more: the Python fallback's rows */
     int n_chunks;
     int32_t *row_chunk;  /* per row: the chunk holding its tokens */
@@ -64,6 +67,7 @@ int wp_init_int_cache(void);
 int wp_learn_code_point(EncoderObject *self, uint32_t cp);
 int wp_batch_collect(EncoderObject *self, batch *b, PyObject *const *items, Py_ssize_t n,
                      int single);
+int wp_batch_learn(EncoderObject *self, batch *b, int threads);
 int wp_batch_encode(EncoderObject *self, batch *b, int threads);
 void wp_batch_row(const batch *b, Py_ssize_t r, const int32_t **ids, const int64_t **offsets,
                   const int32_t **word_ids, int64_t *n);
@@ -75,6 +79,7 @@ int wp_batch_split(batch *b, Py_ssize_t n_inputs, const int64_t *pair_rows, int 
 int wp_batch_run(EncoderObject *self, batch *b, int threads, wp_consumer consume, void *ctx);
 int wp_batch_flatten(batch *b, int threads, wp_flat *dst);
 int wp_thread_count(const batch *b, int threads);
+void *wp_advise_huge(void *data, size_t nbytes); /* returns data */
 void wp_batch_free(batch *b);
 PyObject *wp_text_result(EncoderObject *self, batch *b, Py_ssize_t i);
 PyObject *wp_batch_lists(EncoderObject *self, batch *b, int threads); /* encodes too */
