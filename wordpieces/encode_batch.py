@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterable
+from itertools import repeat
 
-from .batches import unzip_fast
+from .batches import unzip
 from .encoding.encoding import Encoding
 from .encoding.finishing import Finisher, pad, pad_batch
 from .encoding.lazy_encoding import (
@@ -38,6 +39,7 @@ from .encoding.lazy_encoding import (
 )
 from .encoding.padding import PaddingParams, TruncationParams
 from .errors import check_thread_count
+from .fast.backend import unzip_items
 from .sequences import SequenceEncoder
 
 
@@ -59,19 +61,42 @@ def encode_many(seq: SequenceEncoder, post_processor, items: list, *, add_specia
 def _finished(seq: SequenceEncoder, finisher: Finisher, items: list,
               threads: int | None) -> list[Encoding]:
     """Each item encoded and finished, by the fastest path that gives the same result."""
-    firsts, maybe_pairs = unzip_fast(items)
+    texts, pair_of = _split(items)
+    n = len(items)
     single = _single_layout(finisher, seq.id_tokens)
-    if maybe_pairs is None and single is not None and finisher.truncation is None:
-        return _singles(seq, firsts, single, finisher, threads)
-    pairs = [None] * len(firsts) if maybe_pairs is None else maybe_pairs
-    seconds = [p for p in pairs if p is not None]
-    flat = seq.encodings(firsts + seconds, [0] * len(firsts) + [1] * len(seconds), threads)
-    rest = iter(flat[len(firsts):])
+    if pair_of is None and single is not None and finisher.truncation is None:
+        return _singles(seq, texts, single, finisher, threads)
+    # each side in one call of its own: one type id per call keeps sequences' fast path
+    firsts = seq.encodings(texts[:n], [0] * n, threads)
+    seconds = [] if pair_of is None else seq.encodings(texts[n:], [1] * (len(texts) - n),
+                                                        threads)
     pair_layout = _pair_layout(finisher, seq.id_tokens) if seconds else None
     if single is None and pair_layout is None:
-        return [finisher.encoding(enc, None if p is None else next(rest), None)
-                for enc, p in zip(flat[:len(firsts)], pairs, strict=True)]
-    return _items(flat[:len(firsts)], pairs, rest, (single, pair_layout), finisher)
+        return [finisher.encoding(enc, None if k < 0 else seconds[k], None)
+                for enc, k in zip(firsts, pair_of or repeat(-1, n), strict=True)]
+    return _items(firsts, seconds, pair_of or repeat(-1, n), (single, pair_layout), finisher)
+
+
+def _split(items: list) -> tuple[list[str], list[int] | None]:
+    """The items' texts, first sequences then pairs, and where each item's pair is.
+
+    ``pair_of[i]`` is the index of item ``i``'s pair among the pairs, or -1; None when
+    no item has a pair. Split in C when the extension is built; a bad item is left to
+    ``batches.unzip``, which raises its error.
+    """
+    split = unzip_items(items)
+    if split is not None:
+        texts, pair_rows = split
+        if pair_rows is None:
+            return texts, None
+        n = len(items)
+        return texts, [row - n if row >= 0 else -1 for row in memoryview(pair_rows).cast("q")]
+    firsts, pairs = unzip(items)
+    seconds = [p for p in pairs if p is not None]
+    if not seconds:
+        return firsts, None
+    index = iter(range(len(seconds)))
+    return firsts + seconds, [-1 if p is None else next(index) for p in pairs]
 
 
 def _single_layout(finisher: Finisher, id_tokens: list) -> Layout | None:
@@ -101,21 +126,22 @@ def _singles(seq: SequenceEncoder, texts: list[str], layout: Layout, finisher: F
     return out
 
 
-def _items(firsts: list[Encoding], pairs: list, seconds: Iterator[Encoding],
+def _items(firsts: list[Encoding], seconds: list[Encoding], pair_of: Iterable[int],
            layouts: tuple[Layout | None, PairLayout | None],
            finisher: Finisher) -> list[Encoding]:
     """Each item lazy where its sides are lazy and its layout known, else by ``finisher``.
 
-    A side holding a literal added token is an eager ``Encoding``: that item, and any
-    item without a layout, is finished by ``finisher`` (which pads as it finishes).
+    ``pair_of``: each item's pair in ``seconds``, or -1. A side holding a literal added
+    token is an eager ``Encoding``: that item, and any item without a layout, is
+    finished by ``finisher`` (which pads as it finishes).
     """
     single, paired = layouts
     padding = finisher.padding
     windows = Finisher(finisher.post_processor, finisher.add_special_tokens,
                        finisher.truncation, None)  # the reference for cut inputs' windows
     out: list[Encoding] = []
-    for enc, text in zip(firsts, pairs, strict=True):
-        second = None if text is None else next(seconds)
+    for enc, k in zip(firsts, pair_of, strict=True):
+        second = None if k < 0 else seconds[k]
         lazy: LazyEncoding
         if type(enc) is not LazyEncoding:
             out.append(finisher.encoding(enc, second, single))
@@ -135,8 +161,11 @@ def _items(firsts: list[Encoding], pairs: list, seconds: Iterator[Encoding],
 
 def _lazy_single(enc: LazyEncoding, layout: Layout, windows: Finisher) -> LazyEncoding:
     """One fresh lazy input in ``layout``, truncated as ``windows`` says, unpadded."""
-    n, truncation = len(enc), windows.truncation
-    keep = n if truncation is None else windows.keep(n, None, truncation)[0]
+    truncation = windows.truncation
+    if truncation is None:
+        return enc.relayout(layout)
+    n = len(enc)
+    keep = windows.keep(n, None, truncation)[0]
     if keep >= n:
         return enc.relayout(layout)
     return _cut(enc, None, layout, (keep, None), windows)
@@ -145,8 +174,11 @@ def _lazy_single(enc: LazyEncoding, layout: Layout, windows: Finisher) -> LazyEn
 def _lazy_pair(enc: LazyEncoding, second: LazyEncoding, layout: PairLayout,
                windows: Finisher) -> LazyEncoding:
     """``_lazy_single`` for a pair (truncation's errors raised as ``Finisher`` raises them)."""
-    n1, n2, truncation = len(enc), len(second), windows.truncation
-    keep1, keep2 = (n1, n2) if truncation is None else windows.keep(n1, n2, truncation)
+    truncation = windows.truncation
+    if truncation is None:
+        return lazy_pair(enc, second, layout)
+    n1, n2 = len(enc), len(second)
+    keep1, keep2 = windows.keep(n1, n2, truncation)
     if keep1 >= n1 and (keep2 is None or keep2 >= n2):
         return lazy_pair(enc, second, layout)
     return _cut(enc, second, layout, (keep1, keep2), windows)

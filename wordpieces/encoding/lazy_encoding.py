@@ -439,8 +439,9 @@ def lazy_pair(first: LazyEncoding, second: LazyEncoding, layout: PairLayout) -> 
     ``first`` and ``second`` are the pair's sequences 0 and 1 (input order); the layout
     says in which order they appear.
     """
-    assert first.fresh and second.fresh, "pairing encodings already read"
-    if layout.sequence_indices == (1, 0):
+    if first._state or second._state:
+        raise ValueError("lazy_pair takes fresh encodings: these were already read")
+    if layout.sequence_indices[0]:  # (1, 0): the template puts $B first
         first, second = second, first
     return LazyPairEncoding(first._raw, second._raw, layout)
 
