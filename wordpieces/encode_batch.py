@@ -5,15 +5,16 @@ arrays) runs. Building an ``Encoding``'s seven lists costs several times the
 tokenization itself, so the common cases return ``LazyEncoding``s that build each list
 when first read (``encoding.lazy_encoding``):
 
-- single texts without truncation: the word encoder's raw tokens in the
-  post-processor's ``single_layout``;
-- pairs that truncation leaves whole (or without truncation): both sequences' raw
-  tokens in its ``pair_layout`` (``LazyPairEncoding``).
+- single texts: the word encoder's raw tokens in the post-processor's
+  ``single_layout``;
+- pairs: both sequences' raw tokens in its ``pair_layout`` (``LazyPairEncoding``);
+- inputs and pairs that truncation cuts: the kept part of the raw tokens, their
+  overflowing windows made by ``Finisher`` when first read (``LazyCutEncoding``…).
 
-Padding a fresh lazy encoding only changes its layout. Everything else (inputs that
-truncation cuts, texts holding a literal added token, post-processors without a layout)
-takes the reference path: ``Finisher`` item by item, which builds every list and raises
-the errors.
+Padding a fresh lazy encoding only changes its layout. Texts holding a literal added
+token and post-processors without a layout take the reference path: ``Finisher`` item
+by item, which builds every list. Both paths check truncation with the same rule
+(``Finisher.keep``), so both raise the same errors.
 
 Not handled here: the encoding of each sequence (``sequences``), ids-only and array
 batches (``batches``), the transformers-style dict (``encoding.batch_encoding``).

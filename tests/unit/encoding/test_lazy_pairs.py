@@ -200,6 +200,15 @@ def test_set_sequence_id_and_type_ids_act_on_the_lists():
     assert plain(enc) == plain(want)
 
 
+def test_pairing_an_encoding_already_read_is_refused():
+    """lazy_pair takes fresh encodings only (a read one may have been changed)."""
+    first = LazyEncoding(ListTokens([3], [(0, 1)], [0]), Layout(NAMES))
+    first.ids.append(4)
+    with pytest.raises(ValueError, match="fresh encodings"):
+        lazy_pair(first, LazyEncoding(ListTokens([5], [(0, 1)], [0]), Layout(NAMES, 1)),
+                  BERT_PAIR)
+
+
 def test_relayout_of_a_pair_is_refused():
     """A pair keeps its PairLayout: relayout (the singles' shortcut) is a TypeError."""
     with pytest.raises(TypeError, match="PairLayout"):
