@@ -9,7 +9,35 @@ typedef struct {
     wp_output *out;
     int want_offsets;
     int32_t word_index;
+    /* The word walked in the first trie as its bytes are gathered: the node its first
+     * `walked` bytes lead to, and that node's unit, or unit 0 once a byte had no
+     * transition (unit 0's transitions all fail, so the walk stays stopped). A word
+     * that ends on a token is that one token; any other resumes LinMaxMatch there. */
+    int32_t node;
+    wp_unit unit;
+    size_t walked;
 } state;
+
+/* Start the gathered-bytes walk of a new word at the first trie's root. */
+WP_INLINE void start_word(state *st)
+{
+    st->node = st->m->trie->root0;
+    st->unit = st->m->trie->units[st->node];
+    st->walked = 0;
+}
+
+/* One step of the gathered-bytes walk: the child on byte c, or the dead unit 0. */
+WP_INLINE wp_unit walk_step(const wp_unit *units, wp_unit u, uint8_t c, int32_t *node,
+                            size_t *walked)
+{
+    const uint32_t s = wp_unit_base(u) + c;
+    const wp_unit v = units[s];
+    if (WP_UNLIKELY((v & 0x1ffu) != (WP_UNIT_LIVE | c)))
+        return 0;
+    *node = (int32_t)s;
+    ++*walked;
+    return v;
+}
 
 void wp_output_free(wp_output *out)
 {
@@ -50,8 +78,11 @@ WP_INLINE int append_char(state *st, const wp_charinfo *e, int64_t i)
     if (WP_UNLIKELY(s->len + n > s->cap) && grow_word(s, s->len + n))
         return WP_NOMEM;
     const uint8_t *b = wp_charinfo_bytes(e);
-    for (size_t k = 0; k < n; k++)
+    const wp_unit *units = st->m->trie->units;
+    for (size_t k = 0; k < n; k++) {
         s->bytes[s->len + k] = b[k];
+        st->unit = walk_step(units, st->unit, b[k], &st->node, &st->walked);
+    }
     if (st->want_offsets)
         for (size_t k = 0; k < n; k++)
             s->src[s->len + k] = i;
@@ -102,7 +133,15 @@ static int emit_word(state *st)
         (WP_UNLIKELY(n > s->piece_cap) && grow_pieces(s, n)))
         return WP_NOMEM;
     int32_t *ids = o->ids.data + o->ids.len;
-    int64_t np = over ? -1 : wp_trie_match(st->m->trie, s->bytes, n, ids, s->piece_ends);
+    int64_t np;
+    if (WP_LIKELY(!over && (st->unit & WP_UNIT_TOKEN))) { /* the whole word is a token */
+        ids[0] = st->m->trie->tokens[st->node].token;
+        s->piece_ends[0] = (int64_t)n;
+        np = 1;
+    } else {
+        np = over ? -1 : wp_trie_match(st->m->trie, s->bytes, n, st->node, st->walked, ids,
+                                       s->piece_ends);
+    }
     if (WP_UNLIKELY(np < 0)) {
         ids[0] = st->m->unk_id;
         s->piece_ends[0] = (int64_t)s->len;
@@ -120,8 +159,10 @@ static int emit_word(state *st)
 WP_INLINE int flush_word(state *st)
 {
     int rc = WP_OK;
-    if (st->s->len)
+    if (st->s->len) {
         rc = emit_word(st);
+        start_word(st);
+    }
     st->s->len = st->s->chars = 0;
     return rc;
 }
@@ -153,6 +194,10 @@ WP_INLINE int64_t append_simple_run(state *st, int kind, const void *data, int64
         grow_word(s, s->len + (size_t)(end - i)))
         return -1;
     uint8_t *dst = s->bytes + s->len;
+    const wp_unit *units = st->m->trie->units;
+    wp_unit u = st->unit;
+    int32_t node = st->node;
+    size_t walked = st->walked;
     int64_t j = i;
     for (; j < end; j++) {
         uint32_t cp = code_point(kind, data, j);
@@ -160,7 +205,11 @@ WP_INLINE int64_t append_simple_run(state *st, int kind, const void *data, int64
         if (!b)
             break;
         *dst++ = b;
+        u = walk_step(units, u, b, &node, &walked);
     }
+    st->unit = u;
+    st->node = node;
+    st->walked = walked;
     if (st->want_offsets)
         for (int64_t k = i; k < j; k++)
             s->src[s->len + (size_t)(k - i)] = k;
@@ -224,10 +273,11 @@ WP_INLINE int encode_kind(state *st, int kind, const void *data, int64_t len)
 int wp_encode_text(const wp_model *m, int kind, const void *data, int64_t len,
                    int want_offsets, wp_scratch *s, wp_output *out)
 {
-    state st = {m, s, out, want_offsets, 0};
+    state st = {m, s, out, want_offsets, 0, 0, 0, 0};
     size_t n_ids = out->ids.len, n_off = out->offsets.len, n_wid = out->word_ids.len;
     int rc;
     s->len = s->chars = 0;
+    start_word(&st);
     if (kind == 1)
         rc = encode_kind(&st, 1, data, len);
     else if (kind == 2)

@@ -97,16 +97,16 @@ WP_INLINE void wp_trie_pop(const wp_trie *t, int32_t node, int32_t *ids, int64_t
     ends[(*np)++] = *pos;
 }
 
-/* Split word w[0..n) into pieces: ids[k] and the end byte ends[k] of piece k.
- * Returns the number of pieces (at most n), or -1 when the word has no split. */
-WP_INLINE int64_t wp_trie_match(const wp_trie *t, const uint8_t *w, size_t n, int32_t *ids,
-                                int64_t *ends)
+/* Split word w[0..n) into pieces: ids[k] and the end byte ends[k] of piece k, going on
+ * from node, where the first trie's walk of w[0..start) leads (root0 and 0: from the
+ * start). Returns the number of pieces (at most n), or -1 when the word has no split. */
+WP_INLINE int64_t wp_trie_match(const wp_trie *t, const uint8_t *w, size_t n, int32_t node,
+                                size_t start, int32_t *ids, int64_t *ends)
 {
     const wp_unit *units = t->units;
-    int32_t node = t->root0;
     wp_unit u = units[node];
     int64_t np = 0, pos = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = start; i < n; i++) {
         const uint8_t c = w[i];
         for (;;) {
             const uint32_t s = wp_unit_base(u) + c;
@@ -132,9 +132,10 @@ WP_INLINE int64_t wp_trie_match(const wp_trie *t, const uint8_t *w, size_t n, in
     while (node != t->root1) {
         if (WP_UNLIKELY(np >= (int64_t)n))
             return -1;
-        if (u & WP_UNIT_TOKEN) {
-            wp_trie_pop(t, node, ids, ends, &np, &pos);
-            break;
+        if (u & WP_UNIT_TOKEN) { /* a node's token covers the bytes since the last pop */
+            ids[np] = t->tokens[node].token;
+            ends[np++] = (int64_t)n;
+            return np;
         }
         node = wp_trie_fail(t, node, n, ids, ends, &np, &pos);
         if (node < 0)
