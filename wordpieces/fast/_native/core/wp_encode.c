@@ -156,14 +156,24 @@ static int emit_word(state *st)
     return WP_OK;
 }
 
+/* End the current word. The common case, a word that is one token when only ids are
+ * asked, is written here without a call. */
 WP_INLINE int flush_word(state *st)
 {
+    wp_scratch *s = st->s;
     int rc = WP_OK;
-    if (st->s->len) {
-        rc = emit_word(st);
+    if (s->len) {
+        wp_i32vec *ids = &st->out->ids;
+        if (WP_LIKELY((st->unit & WP_UNIT_TOKEN) && !st->want_offsets && ids->len < ids->cap &&
+                      !too_long(st->m, s))) {
+            ids->data[ids->len++] = st->m->trie->tokens[st->node].token;
+            st->word_index++;
+        } else {
+            rc = emit_word(st);
+        }
         start_word(st);
     }
-    st->s->len = st->s->chars = 0;
+    s->len = s->chars = 0;
     return rc;
 }
 
