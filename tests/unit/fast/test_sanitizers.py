@@ -1,7 +1,8 @@
 """Rerun the native differential tests on an AddressSanitizer + UBSan build.
 
 Compiles ``wordpieces/fast/_native/**/*.c`` with the sanitizers (``tests/sanitized_build.py``)
-and runs ``tests/differential/test_native.py`` against that build in a fresh interpreter.
+and runs ``tests/differential/test_native.py`` and ``test_threads_native.py`` (batches on
+1 to 4 threads) against that build in a fresh interpreter.
 Any read past a buffer, use after free or undefined behaviour aborts that run, and this test
 fails with the sanitizer's report.
 """
@@ -23,8 +24,10 @@ SELECTION = ("not corpora or uncased.vocab.txt-huggingface or "
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="preloading the ASan runtime is Linux-only")
 def test_native_differential_tests_under_asan_and_ubsan(tmp_path):
-    """test_native.py passes on a sanitized build, with no sanitizer report."""
+    """The native differential tests pass on a sanitized build, with no sanitizer report."""
     rerun_sanitized(tmp_path, "wordpieces.fast._native._core", list(NATIVE.glob("**/*.c")),
-                    [NATIVE / "core"], ["tests/differential/test_native.py", "-k", SELECTION],
+                    [NATIVE / "core"], ["tests/differential/test_native.py",
+                                        "tests/differential/test_threads_native.py",
+                                        "-k", SELECTION],
                     env={"WORDPIECES_BACKEND": "native", "WORDPIECES_REQUIRE_NATIVE": "1",
                          "WORDPIECES_EXAMPLES_SCALE": "0.25"})

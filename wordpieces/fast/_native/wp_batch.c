@@ -73,14 +73,11 @@ void wp_batch_free(batch *b)
 {
     for (Py_ssize_t i = 0; i < b->n; i++)
         Py_XDECREF(b->texts[i]);
-    PyMem_Free(b->texts);
-    PyMem_Free(b->row_chunk);
-    PyMem_Free(b->row_at);
-    PyMem_Free(b->row_len);
-    PyMem_Free(b->status);
+    PyMem_Free(b->texts); /* the row arrays share its block */
     for (int k = 0; b->chunks && k <= b->n_chunks; k++)
         wp_output_free(&b->chunks[k].out);
-    PyMem_Free(b->chunks);
+    if (b->chunks != b->few_chunks)
+        PyMem_Free(b->chunks);
 }
 
 static int check_text(PyObject *text, Py_ssize_t index)
@@ -105,12 +102,16 @@ int wp_batch_collect(EncoderObject *self, batch *b, PyObject *const *items, Py_s
                      int single)
 {
     size_t rows = (size_t)(n ? n : 1);
-    b->texts = PyMem_Calloc(rows, sizeof(PyObject *));
-    b->row_chunk = PyMem_Calloc(rows, sizeof(int32_t));
-    b->row_at = PyMem_Calloc(rows, sizeof(int64_t));
-    b->row_len = PyMem_Calloc(rows, sizeof(int64_t));
-    b->status = PyMem_Calloc(rows, 1);
-    if (!b->texts || !b->row_chunk || !b->row_at || !b->row_len || !b->status) {
+    /* one block for the texts and every per-row array (one allocation per call) */
+    char *block = PyMem_Calloc(rows, 3 * sizeof(int64_t) + sizeof(int32_t) + 1);
+    b->texts = (PyObject **)block;
+    if (block) {
+        b->row_at = (int64_t *)(block + rows * sizeof(PyObject *));
+        b->row_len = b->row_at + rows;
+        b->row_chunk = (int32_t *)(b->row_len + rows);
+        b->status = (signed char *)(b->row_chunk + rows);
+    }
+    if (!block) {
         PyErr_NoMemory();
         return -1;
     }

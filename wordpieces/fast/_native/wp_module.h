@@ -43,6 +43,7 @@ typedef struct {
     int64_t wide_chars; /* of the texts stored 2 or 4 bytes per code point */
     wp_chunk *chunks; /* n_chunks, then one more: the Python fallback's rows */
     int n_chunks;
+    wp_chunk few_chunks[2]; /* the chunks of a batch of one chunk (no allocation) */
     int32_t *row_chunk;  /* per row: the chunk holding its tokens */
     int64_t *row_at;     /* per row: where they start in that chunk's output */
     int64_t *row_len;    /* per row: how many */

@@ -54,7 +54,7 @@ static int pairs_in_order(const batch *b, Py_ssize_t n_inputs, const int64_t *pa
 
 static int alloc_chunks(batch *b, int n)
 {
-    b->chunks = PyMem_Calloc((size_t)n + 1, sizeof(wp_chunk));
+    b->chunks = n == 1 ? b->few_chunks : PyMem_Calloc((size_t)n + 1, sizeof(wp_chunk));
     if (!b->chunks) {
         PyErr_NoMemory();
         return -1;
@@ -68,7 +68,9 @@ static int alloc_chunks(batch *b, int n)
  * rows that are no input's, make one chunk of everything. */
 int wp_batch_split(batch *b, Py_ssize_t n_inputs, const int64_t *pair_rows, int threads)
 {
-    int64_t want = b->chars / WP_CHUNK_CHARS;
+    int64_t want = b->chars / WP_CHUNK_CHARS, most = b->chars / WP_MIN_CHARS_PER_THREAD;
+    if (threads > most)
+        threads = most > 1 ? (int)most : 1;
     if (threads > 1 && want < 4 * threads)
         want = 4 * threads; /* no thread is left with a share much bigger than another's */
     if (want > WP_MAX_CHUNKS)
@@ -78,7 +80,7 @@ int wp_batch_split(batch *b, Py_ssize_t n_inputs, const int64_t *pair_rows, int 
     if (want < 1 || (n_inputs != b->n && !pair_rows) || !pairs_in_order(b, n_inputs, pair_rows)) {
         if (alloc_chunks(b, 1) < 0)
             return -1;
-        b->chunks[0] = (wp_chunk){.a0 = 0, .a1 = b->n, .p0 = b->n, .p1 = b->n};
+        b->chunks[0] = (wp_chunk){.a0 = 0, .a1 = n_inputs, .p0 = n_inputs, .p1 = b->n};
         return 0;
     }
     if (alloc_chunks(b, (int)want) < 0)
@@ -198,6 +200,34 @@ static void work(void *arg)
     wp_scratch_free(&s);
 }
 
+/* One thread: each chunk encoded (without the GIL when big enough), then its results
+ * built; no lock, no thread. */
+static int run_alone(EncoderObject *self, batch *b, wp_consumer consume, void *ctx)
+{
+    run_state rs = {self, b, NULL, consume, ctx, NULL, 0};
+    wp_scratch s;
+    memset(&s, 0, sizeof(s));
+    int release = b->chars >= WP_RELEASE_GIL_CHARS, rc = 0;
+    for (int k = 0; rc == 0 && k < b->n_chunks; k++) {
+        wp_chunk *c = &b->chunks[k];
+        if (release)
+            rs.saved = PyEval_SaveThread();
+        c->rc = encode_rows(&rs, c, c->a0, c->a1, k, &s);
+        if (c->rc == WP_OK)
+            c->rc = encode_rows(&rs, c, c->p0, c->p1, k, &s);
+        if (release)
+            PyEval_RestoreThread(rs.saved);
+        if (c->rc != WP_OK) {
+            PyErr_NoMemory();
+            rc = -1;
+        } else if (consume && consume(ctx, b, k) < 0) {
+            rc = -1;
+        }
+    }
+    wp_scratch_free(&s);
+    return rc;
+}
+
 /* Encode every chunk on up to `threads` threads; with a consumer, build each chunk's
  * results in order on this thread meanwhile. -1 with an exception on failure. */
 int wp_batch_run(EncoderObject *self, batch *b, int threads, wp_consumer consume, void *ctx)
@@ -205,6 +235,8 @@ int wp_batch_run(EncoderObject *self, batch *b, int threads, wp_consumer consume
     if (wp_batch_learn(self, b, threads) < 0)
         return -1;
     int n = wp_thread_count(b, threads);
+    if (n == 1)
+        return run_alone(self, b, consume, ctx);
     run_state rs = {self, b, wp_progress_new(b->n_chunks), consume, ctx, NULL, 0};
     worker *workers = PyMem_Calloc((size_t)n, sizeof(worker));
     if (!rs.progress || !workers) {
