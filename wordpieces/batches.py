@@ -184,7 +184,7 @@ class BatchFinisher:
             return None
         texts, pair_rows = split
         plans = probe_plans(self.finisher.post_processor, self.finisher.add_special_tokens)
-        if plans is None or self.seq.needs_added_matching(texts):
+        if plans is None or self.seq.needs_added_matching(texts, threads):
             return None
         out = encoder.encode_finished(texts, pair_rows, len(items), plans,
                                       _truncation_args(self.finisher.truncation),

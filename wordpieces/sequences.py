@@ -97,7 +97,7 @@ class SequenceEncoder:
         first read. With a ``layout`` (the post-processor's, for single texts) those
         come out finished, special tokens included; the others never do.
         """
-        slow = self._slow(texts)
+        slow = self._slow(texts, num_threads)
         fast = self.word_encoder.encode_batch_raw(
             [t for i, t in enumerate(texts) if i not in slow] if slow else texts, num_threads)
         layouts = {t: layout or Layout(self.id_tokens, t) for t in set(type_ids)}
@@ -123,32 +123,33 @@ class SequenceEncoder:
 
     def ids(self, texts: list[str], num_threads: int | None = None) -> list[list[int]]:
         """The ids of each text, without special tokens (no offsets are built)."""
-        slow = self._slow(texts)
+        slow = self._slow(texts, num_threads)
         done = iter(self.word_encoder.encode_batch_ids(
             [t for i, t in enumerate(texts) if i not in slow], num_threads))
         return [self.tokens_of(text).ids if i in slow else next(done)
                 for i, text in enumerate(texts)]
 
-    def needs_added_matching(self, texts: list[str]) -> bool:
+    def needs_added_matching(self, texts: list[str], num_threads: int | None = 1) -> bool:
         """Whether some of ``texts`` (all str) may hold a literal added token.
 
         One search over the whole batch; False means every text takes the word encoder
         alone (what ``batches`` needs to finish the batch in C).
         """
-        return self.match and (self.added.has_normalized or bool(self._candidates(texts)))
+        return self.match and (self.added.has_normalized
+                               or bool(self._candidates(texts, num_threads)))
 
-    def _candidates(self, texts: list[str]) -> range | list[int]:
+    def _candidates(self, texts: list[str], num_threads: int | None = 1) -> range | list[int]:
         """Indices of the texts that may hold a ``normalized=False`` added token.
 
         Few texts hold the first character of one (``[`` for BERT's), and a scan for
         those in C is much cheaper than a search for the tokens over the whole batch.
         """
-        found = texts_with_chars(texts, self.added.first_chars)
+        found = texts_with_chars(texts, self.added.first_chars, num_threads)
         if found is None:  # no extension (or many first characters): one regex search
             return range(len(texts)) if self.added.appears_in_any(texts) else []
         return [i for i in found if self.added.appears_in(texts[i])]
 
-    def _slow(self, texts: list[str]) -> set[int]:
+    def _slow(self, texts: list[str], num_threads: int | None = 1) -> set[int]:
         """Indices of the texts holding a literal added token (checked to be str)."""
         if not set(map(type, texts)) <= {str}:  # one pass in C; subclasses checked below
             for text in texts:
@@ -157,7 +158,7 @@ class SequenceEncoder:
             return set()
         if self.added.has_normalized:
             return {i for i, t in enumerate(texts) if self._has_added(t)}
-        return {i for i in self._candidates(texts) if self._has_added(texts[i])}
+        return {i for i in self._candidates(texts, num_threads) if self._has_added(texts[i])}
 
     def _has_added(self, text: str) -> bool:
         if self.added.has_normalized:

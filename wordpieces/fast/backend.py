@@ -284,13 +284,16 @@ def finish_columns(ids, offsets, row_splits, pair_rows, n_inputs: int, plans: tu
                         truncation, padding, want)
 
 
-def texts_with_chars(texts: list[str], chars: str) -> list[int] | None:
-    """Indices of the texts holding one of ``chars`` (one scan in C), or None.
+def texts_with_chars(texts: list[str], chars: str, num_threads: int | None = 1
+                     ) -> list[int] | None:
+    """Indices of the texts holding one of ``chars`` (one scan in C, on threads), or None.
 
     None: the extension is not built, or ``chars`` holds more than 16 characters (the
     caller then searches as it would without this filter).
     """
-    return None if _core is None else _core.texts_with_chars(texts, chars)
+    if _core is None:
+        return None
+    return _core.texts_with_chars(texts, chars, _thread_count(num_threads))
 
 
 # ---------------------------------------------------------------- threads and arrays

@@ -1,4 +1,7 @@
-/* The three phases of an encoding call: learn, encode without the GIL, build results. */
+/* A batch's texts: collected, their code points learned, and their results built.
+ *
+ * Not handled here: how chunks are encoded on threads (wp_pipeline.c).
+ */
 #include "wp_module.h"
 
 #include <string.h>

@@ -5,11 +5,12 @@
  *     table a character (the Python reference's own answer; nothing is duplicated);
  *   fallback(text, offsets) -> the Python encoding of a text the table cannot do
  *     (a "complex" character).
- * A call runs in three phases: with the GIL, learn every new code point of the
- * texts; without the GIL, encode them all (wp_encode.c); with the GIL, build Python
- * lists or flat byte arrays (ids int32, offsets int64 pairs, word ids int32, row
- * splits int64) that the Python side wraps as numpy arrays.
- * With threads > 1 the GIL-free phase runs on native threads (wp_threads.c).
+ * A call learns every new code point of the texts (scanned without the GIL, learned
+ * with it), encodes them in chunks without the GIL (wp_encode.c, wp_pipeline.c) and
+ * builds Python lists, each chunk's as soon as it is encoded, or flat byte arrays (ids
+ * int32, offsets int64 pairs, word ids int32, row splits int64) that the Python side
+ * wraps as numpy arrays. With threads > 1 the GIL-free work runs on native threads
+ * (wp_threads.c) while the caller's thread builds the lists.
  * Not handled here: special tokens, padding (the Python ``Tokenizer``).
  */
 #include "wp_module.h"
