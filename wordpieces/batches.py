@@ -159,7 +159,8 @@ class BatchFinisher:
         """
         np = require("numpy", "numpy")
         want = sum(flag for key, flag in ARRAY_KEYS if key in keys)
-        out = self._native(items, check_thread_count(num_threads), want)
+        out = self._native(items, check_thread_count(num_threads), want,
+                           lambda nbytes: np.zeros(nbytes // 8, dtype=np.int64))
         if out is None:
             return None
         *columns, splits = out
@@ -176,8 +177,11 @@ class BatchFinisher:
                 data[key] = array.reshape(shape + ((2,) if pairs else ()))
         return data
 
-    def _native(self, items: list, threads: int, want: int):
-        """The C path's output for ``want`` (``finish_columns``), or None: not taken."""
+    def _native(self, items: list, threads: int, want: int, alloc=None):
+        """The C path's output for ``want`` (``finish_columns``), or None: not taken.
+
+        ``alloc``: makes the int64 columns (zeros), see ``encode_finished``.
+        """
         encoder = self.seq.word_encoder
         split = unzip_items(items) if isinstance(encoder, NativeWordEncoder) else None
         if split is None:
@@ -188,7 +192,8 @@ class BatchFinisher:
             return None
         out = encoder.encode_finished(texts, pair_rows, len(items), plans,
                                       _truncation_args(self.finisher.truncation),
-                                      _padding_args(self.finisher.padding), want, threads)
+                                      _padding_args(self.finisher.padding), want, threads,
+                                      alloc)
         return None if isinstance(out, int) else out  # refused: the reference raises
 
     def reference_ids(self, items: list, threads: int | None) -> list[list[int]]:

@@ -228,15 +228,18 @@ class NativeWordEncoder(_Batching):
 
     def encode_finished(self, texts: list[str], pair_rows, n_inputs: int, plans: tuple,
                         truncation: tuple | None, padding: tuple | None, want: int,
-                        num_threads: int | None):
+                        num_threads: int | None, alloc=None):
         """``finish_columns`` of the encoding of ``texts``, in one C call.
 
         The same answer as ``finish_columns(*encode_columns(...), ...)``, without the
         columns between: unpadded id lists are built while other threads still encode,
-        and columns are copied and written on every thread.
+        and columns are copied and written on every thread. ``alloc(nbytes)``, when
+        given, makes each int64 column: a writable buffer of zeros (``numpy.zeros``),
+        in which the C code writes no zero (most of a padded batch).
         """
         return self._core.encode_finish(texts, pair_rows, n_inputs, plans[0], plans[1],
-                                        truncation, padding, want, _thread_count(num_threads))
+                                        truncation, padding, want, _thread_count(num_threads),
+                                        alloc)
 
     def _raw_texts(self, texts, threads: int) -> list:
         """One ``ColumnTokens`` (the C type ``Row``) per text, made in one call."""

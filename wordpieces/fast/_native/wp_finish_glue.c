@@ -383,17 +383,36 @@ static int read_views(PyObject *ids, PyObject *offsets, PyObject *splits, PyObje
     return 0;
 }
 
-static PyObject *column_bytes(int64_t n, int want, int64_t **data)
+/* A new column of n int64: a bytearray, or alloc(nbytes) (a writable buffer of zeros:
+ * numpy.zeros gets fresh pages the kernel zeroes, and padding then costs no writes). */
+static PyObject *column_bytes(int64_t n, int want, int64_t **data, PyObject *alloc)
 {
     *data = NULL;
     if (!want)
         Py_RETURN_NONE;
-    PyObject *b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n * (int64_t)sizeof(int64_t)));
-    if (b)
-        *data = (int64_t *)PyByteArray_AS_STRING(b);
-    if (b)
-        wp_advise_huge(*data, (size_t)n * sizeof(int64_t));
-    return b;
+    size_t nbytes = (size_t)n * sizeof(int64_t);
+    if (alloc == Py_None) {
+        PyObject *b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)nbytes);
+        if (b)
+            *data = wp_advise_huge(PyByteArray_AS_STRING(b), nbytes);
+        return b;
+    }
+    PyObject *col = PyObject_CallFunction(alloc, "n", (Py_ssize_t)nbytes);
+    Py_buffer view;
+    if (!col || PyObject_GetBuffer(col, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        Py_XDECREF(col);
+        return NULL;
+    }
+    /* the object keeps its memory where it is (numpy arrays do): the view can go */
+    int small = (size_t)view.len < nbytes;
+    *data = view.buf;
+    PyBuffer_Release(&view);
+    if (small) {
+        PyErr_Format(PyExc_ValueError, "alloc(%zu) gave %zd bytes", nbytes, view.len);
+        Py_DECREF(col);
+        return NULL;
+    }
+    return col;
 }
 
 /* One thread's share of the rows to write. */
@@ -443,17 +462,24 @@ static void write_all(const wp_sequences *s, const wp_plan *single, const wp_pla
 
 static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
                                 const wp_plan *pair, const wp_truncation *t,
-                                const wp_padding *p, const wp_layout *l, int want, int threads)
+                                const wp_padding *p, const wp_layout *l, int want, int threads,
+                                PyObject *alloc)
 {
     int64_t total = l->row_splits[s->n_inputs];
     wp_columns c;
-    PyObject *ids = column_bytes(total, 1, &c.ids);
-    PyObject *types = column_bytes(total, want & WANT_TYPES, &c.type_ids);
-    PyObject *special = column_bytes(total, want & WANT_SPECIAL, &c.special);
-    PyObject *attention = column_bytes(total, want & WANT_ATTENTION, &c.attention);
-    PyObject *offsets = column_bytes(2 * total, want & WANT_OFFSETS, &c.offsets);
-    PyObject *splits = PyByteArray_FromStringAndSize((const char *)l->row_splits,
-                                                     (Py_ssize_t)((s->n_inputs + 1) * 8));
+    if (want & WANT_LISTS)
+        alloc = Py_None; /* the ids column only lives until the lists are made */
+    c.zeroed = alloc != Py_None;
+    PyObject *ids = column_bytes(total, 1, &c.ids, alloc);
+    PyObject *types = ids ? column_bytes(total, want & WANT_TYPES, &c.type_ids, alloc) : NULL;
+    PyObject *special = types ? column_bytes(total, want & WANT_SPECIAL, &c.special, alloc)
+                              : NULL;
+    PyObject *attention = special ? column_bytes(total, want & WANT_ATTENTION, &c.attention,
+                                                 alloc) : NULL;
+    PyObject *offsets = attention ? column_bytes(2 * total, want & WANT_OFFSETS, &c.offsets,
+                                                 alloc) : NULL;
+    PyObject *splits = offsets ? PyByteArray_FromStringAndSize(
+        (const char *)l->row_splits, (Py_ssize_t)((s->n_inputs + 1) * 8)) : NULL;
     if (!ids || !types || !special || !attention || !offsets || !splits) {
         Py_XDECREF(ids); Py_XDECREF(types); Py_XDECREF(special);
         Py_XDECREF(attention); Py_XDECREF(offsets); Py_XDECREF(splits);
@@ -472,7 +498,7 @@ static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
 /* The layout of sequences s, then their columns (or lists), or a refused input's index. */
 static PyObject *layout_and_finish(const wp_sequences *s, const plan_store *single,
                                    const plan_store *pair, const wp_truncation *t,
-                                   const wp_padding *p, int want, int threads)
+                                   const wp_padding *p, int want, int threads, PyObject *alloc)
 {
     size_t size = ((size_t)s->n_inputs + 1) * 8;
     wp_layout l = {PyMem_Malloc(size), PyMem_Malloc(size), PyMem_Malloc(size), 0};
@@ -483,7 +509,7 @@ static PyObject *layout_and_finish(const wp_sequences *s, const plan_store *sing
         int64_t refused = wp_finish_layout(s, &single->plan, &pair->plan, t, p, &l);
         out = refused >= 0 ? PyLong_FromLongLong(refused)
                            : finish_columns(s, &single->plan, &pair->plan, t, p, &l, want,
-                                            threads);
+                                            threads, alloc);
     }
     PyMem_Free(l.keep1);
     PyMem_Free(l.keep2);
@@ -514,7 +540,7 @@ PyObject *wp_finish(PyObject *module, PyObject *args)
     wp_sequences s;
     if (read_views(ids, offsets, splits, rows, n_inputs, &v, &s) < 0)
         return NULL;
-    PyObject *out = layout_and_finish(&s, &single, &pair, &t, &p, want, 1);
+    PyObject *out = layout_and_finish(&s, &single, &pair, &t, &p, want, 1, Py_None);
     release(&v);
     return out;
 }
@@ -528,6 +554,7 @@ typedef struct {
     int want;
     const int64_t *pair_rows; /* NULL: no pairs */
     Py_ssize_t n_inputs;
+    PyObject *alloc; /* makes the columns, or None: bytearrays */
 } finish_opts;
 
 /* Input i's finished ids as a list: the plan's pieces, its rows cut as kept. */
@@ -647,7 +674,8 @@ static PyObject *encode_columns(EncoderObject *self, batch *b, const finish_opts
     } else {
         wp_batch_flatten(b, threads, &f);
         wp_sequences s = {f.ids, f.offsets, f.splits, o->pair_rows, o->n_inputs};
-        out = layout_and_finish(&s, &o->single, &o->pair, &o->t, &o->p, o->want, threads);
+        out = layout_and_finish(&s, &o->single, &o->pair, &o->t, &o->p, o->want, threads,
+                                o->alloc);
     }
     PyMem_Free(f.splits);
     PyMem_Free(f.ids);
@@ -700,10 +728,13 @@ PyObject *wp_encode_finish(EncoderObject *self, PyObject *args)
     Py_ssize_t n_inputs;
     int want, threads, err;
     finish_opts o;
-    if (!PyArg_ParseTuple(args, "OOnOOOOii:encode_finish", &texts, &rows_obj, &n_inputs,
-                          &objs[0], &objs[1], &objs[2], &objs[3], &want, &threads)
+    o.alloc = Py_None;
+    if (!PyArg_ParseTuple(args, "OOnOOOOii|O:encode_finish", &texts, &rows_obj, &n_inputs,
+                          &objs[0], &objs[1], &objs[2], &objs[3], &want, &threads, &o.alloc)
         || read_opts(objs, want, &o) < 0)
         return NULL;
+    if (o.alloc != Py_None && !PyCallable_Check(o.alloc))
+        return PyErr_Format(PyExc_TypeError, "alloc must be callable or None");
     if (threads < 1 || threads > 1024)
         return PyErr_Format(PyExc_ValueError, "threads must be 1 to 1024, not %d", threads);
     PyObject *seq = PySequence_Fast(texts, "texts must be a sequence"); /* see encode_batch */

@@ -117,9 +117,10 @@ int64_t wp_finish_layout(const wp_sequences *s, const wp_plan *single, const wp_
     return -1;
 }
 
-static void fill(int64_t *column, int64_t at, int64_t n, int64_t value)
+/* Set column[at:at + n] to value (nothing to do for zeros in columns that start zeroed). */
+static void put(const wp_columns *c, int64_t *column, int64_t at, int64_t n, int64_t value)
 {
-    if (column)
+    if (column && !(value == 0 && c->zeroed))
         for (int64_t k = at; k < at + n; k++)
             column[k] = value;
 }
@@ -127,11 +128,11 @@ static void fill(int64_t *column, int64_t at, int64_t n, int64_t value)
 /* Write `n` padding tokens at position `at` (column by column: tight loops). */
 static void write_padding(const wp_padding *p, wp_columns *c, int64_t at, int64_t n)
 {
-    fill(c->ids, at, n, p->pad_id);
-    fill(c->type_ids, at, n, p->pad_type_id);
-    fill(c->special, at, n, 1);
-    fill(c->attention, at, n, 0);
-    fill(c->offsets, 2 * at, 2 * n, 0);
+    put(c, c->ids, at, n, p->pad_id);
+    put(c, c->type_ids, at, n, p->pad_type_id);
+    put(c, c->special, at, n, 1);
+    put(c, c->attention, at, n, 0);
+    put(c, c->offsets, 2 * at, 2 * n, 0);
 }
 
 /* Write `keep` tokens of sequence row `row` (cut as truncation says) at `at`. */
@@ -145,9 +146,9 @@ static void write_sequence(const wp_sequences *s, const wp_truncation *t, int64_
     int64_t *out = c->ids + at;
     for (int64_t k = 0; k < keep; k++)
         out[k] = ids[k];
-    fill(c->type_ids, at, keep, type_id);
-    fill(c->special, at, keep, 0);
-    fill(c->attention, at, keep, 1);
+    put(c, c->type_ids, at, keep, type_id);
+    put(c, c->special, at, keep, 0);
+    put(c, c->attention, at, keep, 1);
     if (c->offsets)
         memcpy(c->offsets + 2 * at, s->offsets + 2 * start, (size_t)keep * 2 * sizeof(int64_t));
 }
@@ -155,10 +156,10 @@ static void write_sequence(const wp_sequences *s, const wp_truncation *t, int64_
 static void write_specials(const wp_piece *piece, wp_columns *c, int64_t at)
 {
     memcpy(c->ids + at, piece->ids, (size_t)piece->n_ids * sizeof(int64_t));
-    fill(c->type_ids, at, piece->n_ids, piece->type_id);
-    fill(c->special, at, piece->n_ids, 1);
-    fill(c->attention, at, piece->n_ids, 1);
-    fill(c->offsets, 2 * at, 2 * piece->n_ids, 0);
+    put(c, c->type_ids, at, piece->n_ids, piece->type_id);
+    put(c, c->special, at, piece->n_ids, 1);
+    put(c, c->attention, at, piece->n_ids, 1);
+    put(c, c->offsets, 2 * at, 2 * piece->n_ids, 0);
 }
 
 void wp_finish_write(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
