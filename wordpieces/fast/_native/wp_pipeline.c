@@ -332,8 +332,10 @@ int wp_batch_flatten(batch *b, int threads, wp_flat *dst)
 
 /* ------------------------------------------------------------ fresh memory */
 
-/* Below this size a column may not cover one whole aligned huge page. */
-#define WP_HUGE_MIN_BYTES (4u << 20)
+/* From this size on, glibc's malloc always maps a block of its own (its mmap threshold
+ * never grows past 32 MB): smaller blocks may lie in the heap, whose later small
+ * allocations would then fault in (and zero) 2 MB at a time. */
+#define WP_HUGE_MIN_BYTES (32u << 20)
 
 /* Ask for transparent huge pages under a big fresh column (Linux; a no-op elsewhere).
  *
