@@ -12,8 +12,9 @@ call, or its ``encode_batch_ids``) by CPU time, best of ``--repeat``, pinned to 
 core; run it for two builds alternately (``PYTHONPATH``) to compare them. ``stages``
 records the same calls with ``perf record`` and splits the samples of ``_core`` by the C
 function each source line belongs to. ``threads`` records one run at 1 thread and one at
-2, splits each thread's CPU samples into the encoder's (parallel) and the rest (serial,
-under the GIL), and predicts the idle-machine speed-up.
+2, sorts the samples of the 2-thread run by function into work without the GIL
+(parallel), lists the caller's thread builds while the others encode (overlapped) and
+the rest (serial), and predicts the idle-machine speed-up from them.
 Not handled here: comparisons with other libraries (``benchmarks/encode.py``).
 """
 
