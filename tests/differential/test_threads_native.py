@@ -13,6 +13,8 @@ pure-Python backend (``WORDPIECES_BACKEND=python``), text by text.
 from __future__ import annotations
 
 import os
+import random
+import threading
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -183,6 +185,39 @@ def test_an_error_in_the_python_path_stops_the_batch_cleanly(n, monkeypatch):
             call()
     monkeypatch.undo()
     assert encoder.encode_batch_ids(texts, n)[3000] == encoder.reference.encode_ids("Σ abc")
+
+
+def test_python_threads_sharing_an_encoder_while_it_learns():
+    """Python threads encoding batches of unlearned code points with one encoder at once
+    (each batch on 2 native threads) all get the reference's ids."""
+    tok = _tokenizer(VOCAB, False, "bert")
+    encoder = tok._seq.word_encoder
+    rng = random.Random(7)
+    alphabet = ([chr(c) for c in [*range(0x400, 0x500), *range(0x4E00, 0x4F00),
+                                  *range(0x1F600, 0x1F650)]] + list("abc !.Σ"))
+    batches = [["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+                for _ in range(2500)] for _ in range(6)]
+    expected = [[encoder.reference.encode_ids(t) for t in batch] for batch in batches]
+    failures: list = []
+
+    def work(k: int) -> None:
+        for rep in range(2):
+            i = (k + rep) % len(batches)
+            try:
+                got = (encoder.encode_batch_ids(batches[i], 2) if rep == 0 else
+                       tok.encode_batch_ids(batches[i], add_special_tokens=False,
+                                            num_threads=2))
+            except Exception as e:  # noqa: BLE001 - reported below
+                got = e
+            if got != expected[i]:
+                failures.append((k, i, got if isinstance(got, Exception) else "ids"))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(batches))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
 
 
 def test_texts_with_chars():
