@@ -16,13 +16,17 @@ typedef struct {
     int32_t node;
     wp_unit unit;
     size_t walked;
+    /* The first trie's root and its unit, read once per text: a word's walk then
+     * starts without a chain of loads through the model. */
+    int32_t root;
+    wp_unit root_unit;
 } state;
 
 /* Start the gathered-bytes walk of a new word at the first trie's root. */
 WP_INLINE void start_word(state *st)
 {
-    st->node = st->m->trie->root0;
-    st->unit = st->m->trie->units[st->node];
+    st->node = st->root;
+    st->unit = st->root_unit;
     st->walked = 0;
 }
 
@@ -283,7 +287,8 @@ WP_INLINE int encode_kind(state *st, int kind, const void *data, int64_t len)
 int wp_encode_text(const wp_model *m, int kind, const void *data, int64_t len,
                    int want_offsets, wp_scratch *s, wp_output *out)
 {
-    state st = {m, s, out, want_offsets, 0, 0, 0, 0};
+    state st = {m, s, out, want_offsets, 0, 0, 0, 0, m->trie->root0,
+                m->trie->units[m->trie->root0]};
     size_t n_ids = out->ids.len, n_off = out->offsets.len, n_wid = out->word_ids.len;
     int rc;
     s->len = s->chars = 0;
