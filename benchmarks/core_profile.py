@@ -134,8 +134,8 @@ def stages(args) -> None:
         print(f"  {stage:13s} {share / total:6.1%}  {share / total * ns_per_byte:5.2f} ns/byte")
 
 
-# Work any thread does without the GIL (wp_pipeline.c, wp_finish_glue.c, wp_batch.c);
-# the encoder inlines everything else into these.
+# Work any thread does without the GIL (wp_pipeline.c, wp_finish_batch.c, wp_find.c,
+# wp_batch.c); the encoder inlines everything else into these.
 PARALLEL = {"emit_word", "wp_encode_text", "encode_rows", "append_simple_run", "copy_rows",
             "scan_rows", "find_rows", "holds_any", "wp_finish_write", "write_rows",
             "write_padding", "write_sequence", "put", "unlearned_Py_UCS2",

@@ -26,7 +26,7 @@ from .errors import check_thread_count, require
 from .fast.backend import NativeWordEncoder, unzip_items
 from .sequences import SequenceEncoder
 
-# finish_columns' ``want`` flags (wp_finish_glue.c)
+# finish_columns' ``want`` flags (wp_finish_glue.h)
 WANT_TYPES, WANT_SPECIAL, WANT_ATTENTION, WANT_OFFSETS, WANT_LISTS = 1, 2, 4, 8, 16
 # tok(...) keys the C columns give, in transformers' order, with their flag
 ARRAY_KEYS = (("input_ids", 0), ("token_type_ids", WANT_TYPES),
@@ -34,7 +34,7 @@ ARRAY_KEYS = (("input_ids", 0), ("token_type_ids", WANT_TYPES),
               ("offset_mapping", WANT_OFFSETS))
 # the order of finish_columns' columns, by flag
 _COLUMN_ORDER = (0, WANT_TYPES, WANT_SPECIAL, WANT_ATTENTION, WANT_OFFSETS)
-# what a plan may hold in C (wp_finish_glue.c's plan_store)
+# what a plan may hold in C (wp_finish_glue.h's plan_store)
 MAX_PIECES, MAX_SPECIAL_IDS = 16, 64
 _A, _B = -1, -2  # probe ids of the first and second sequence (no vocabulary id is < 0)
 
