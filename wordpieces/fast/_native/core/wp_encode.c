@@ -16,10 +16,14 @@ typedef struct {
     int32_t node;
     wp_unit unit;
     size_t walked;
-    /* The first trie's root and its unit, read once per text: a word's walk then
-     * starts without a chain of loads through the model. */
+    /* Read once per text, so that a word's walk and output do not start with a chain
+     * of loads through the model: the first trie's root and its unit, the trie's
+     * units and token array, the table's simple bytes. */
     int32_t root;
     wp_unit root_unit;
+    const wp_unit *units;
+    const wp_slot_token *tokens;
+    const uint8_t *simple;
 } state;
 
 /* Start the gathered-bytes walk of a new word at the first trie's root. */
@@ -82,7 +86,7 @@ WP_INLINE int append_char(state *st, const wp_charinfo *e, int64_t i)
     if (WP_UNLIKELY(s->len + n > s->cap) && grow_word(s, s->len + n))
         return WP_NOMEM;
     const uint8_t *b = wp_charinfo_bytes(e);
-    const wp_unit *units = st->m->trie->units;
+    const wp_unit *units = st->units;
     for (size_t k = 0; k < n; k++) {
         s->bytes[s->len + k] = b[k];
         st->unit = walk_step(units, st->unit, b[k], &st->node, &st->walked);
@@ -139,7 +143,7 @@ static int emit_word(state *st)
     int32_t *ids = o->ids.data + o->ids.len;
     int64_t np;
     if (WP_LIKELY(!over && (st->unit & WP_UNIT_TOKEN))) { /* the whole word is a token */
-        ids[0] = st->m->trie->tokens[st->node].token;
+        ids[0] = st->tokens[st->node].token;
         s->piece_ends[0] = (int64_t)n;
         np = 1;
     } else {
@@ -170,7 +174,7 @@ WP_INLINE int flush_word(state *st)
         wp_i32vec *ids = &st->out->ids;
         if (WP_LIKELY((st->unit & WP_UNIT_TOKEN) && !st->want_offsets && ids->len < ids->cap &&
                       !too_long(st->m, s))) {
-            ids->data[ids->len++] = st->m->trie->tokens[st->node].token;
+            ids->data[ids->len++] = st->tokens[st->node].token;
             st->word_index++;
         } else {
             rc = emit_word(st);
@@ -202,13 +206,13 @@ WP_INLINE int64_t append_simple_run(state *st, int kind, const void *data, int64
                                     int64_t len)
 {
     wp_scratch *s = st->s;
-    const uint8_t *simple = st->m->table->simple;
+    const uint8_t *simple = st->simple;
     int64_t end = len - i > WP_RUN_CHUNK ? i + WP_RUN_CHUNK : len;
     if (WP_UNLIKELY(s->len + (size_t)(end - i) > s->cap) &&
         grow_word(s, s->len + (size_t)(end - i)))
         return -1;
     uint8_t *dst = s->bytes + s->len;
-    const wp_unit *units = st->m->trie->units;
+    const wp_unit *units = st->units;
     wp_unit u = st->unit;
     int32_t node = st->node;
     size_t walked = st->walked;
@@ -287,8 +291,10 @@ WP_INLINE int encode_kind(state *st, int kind, const void *data, int64_t len)
 int wp_encode_text(const wp_model *m, int kind, const void *data, int64_t len,
                    int want_offsets, wp_scratch *s, wp_output *out)
 {
-    state st = {m, s, out, want_offsets, 0, 0, 0, 0, m->trie->root0,
-                m->trie->units[m->trie->root0]};
+    const wp_trie *trie = m->trie;
+    state st = {.m = m, .s = s, .out = out, .want_offsets = want_offsets,
+                .root = trie->root0, .root_unit = trie->units[trie->root0],
+                .units = trie->units, .tokens = trie->tokens, .simple = m->table->simple};
     size_t n_ids = out->ids.len, n_off = out->offsets.len, n_wid = out->word_ids.len;
     int rc;
     s->len = s->chars = 0;
