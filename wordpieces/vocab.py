@@ -161,6 +161,8 @@ def _unwritable(tok: str, last: bool) -> str | None:
         return "it holds a line break"
     if tok == "" and not last:
         return "an empty token would be an empty line inside the file"
-    if tok.strip() and tok != tok.strip():  # a token of whitespace only is kept as is
+    # A token of whitespace only is kept as is, but only when this reader (Unicode
+    # White_Space, as HF) reads its line back whole: Python's isspace counts more (\x1c).
+    if (tok.strip() and tok != tok.strip()) or _token_of_line(tok) != tok:
         return "BERT and Hugging Face strip whitespace at the ends of a line"
     return None

@@ -121,6 +121,7 @@ def test_tokens_equal_after_trimming_are_duplicates(tmp_path):
     ("a\nb", "it holds a line break"), ("ab\r", "it holds a line break"),
     ("a\rb", "it holds a line break"), ("hello ", "strip whitespace"),
     (" hello", "strip whitespace"), ("x\u3000", "strip whitespace"),
+    ("\x1c ", "strip whitespace"),  # Python's isspace, not HF's, says "whitespace only"
     ("", "an empty token would be an empty line inside")], ids=repr)
 def test_save_refuses_a_token_vocab_txt_cannot_hold(tmp_path, token, problem):
     """Refused before writing, naming the token and its id: no file with shifted ids."""
