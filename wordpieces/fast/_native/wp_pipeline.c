@@ -270,6 +270,10 @@ int wp_batch_run(EncoderObject *self, batch *b, int threads, wp_consumer consume
 
 /* ------------------------------------------------------------ flat columns */
 
+/* Below this many bytes per thread, starting a thread (and waking an idle core: ~0.1 ms
+ * in a VM) costs more than copying them. */
+#define WP_MIN_COPY_BYTES_PER_THREAD (4 << 20)
+
 typedef struct {
     const batch *b;
     wp_flat *dst;
@@ -311,6 +315,9 @@ int wp_batch_flatten(batch *b, int threads, wp_flat *dst)
     if (n > 64)
         n = 64;
     int64_t total = dst->splits[b->n];
+    int64_t bytes = total * (int64_t)(sizeof(int32_t) + (dst->offsets ? 20 : 0));
+    if (bytes < (int64_t)WP_MIN_COPY_BYTES_PER_THREAD * n)
+        n = 1;
     Py_ssize_t r = 0;
     for (int k = 0; k < n; k++) {
         int64_t goal = total * (k + 1) / n;
