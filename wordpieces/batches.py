@@ -68,6 +68,43 @@ def unzip_fast(items: list) -> tuple[list[str], list[str | None] | None]:
 # ---------------------------------------------------------------- what the processor adds
 
 
+# probe_plans' answers: (id of the processor, add_special_tokens) -> (the processor, its
+# configuration then, the plans). Checked against both on every use: a processor changed
+# in place, or a new object at a recycled id, is probed again.
+_PLANS_SEEN: dict[tuple[int, bool], tuple] = {}
+_PLANS_KEPT = 64
+
+
+def plans_of(processor, add_special_tokens: bool) -> tuple[tuple, tuple] | None:
+    """``probe_plans``, remembered per processor while its configuration is unchanged.
+
+    Probing runs the processor a dozen times (~50 µs): more than encoding one short
+    text costs, so ``encode_ids(text)`` and small batches would pay it on every call.
+    """
+    config = _config_of(processor)
+    if config is None:  # no comparable configuration: probe every time
+        return probe_plans(processor, add_special_tokens)
+    key = (id(processor), add_special_tokens)
+    seen = _PLANS_SEEN.get(key)
+    if seen is not None and seen[0] is processor and seen[1] == config:
+        return seen[2]
+    plans = probe_plans(processor, add_special_tokens)
+    if len(_PLANS_SEEN) >= _PLANS_KEPT:
+        _PLANS_SEEN.clear()
+    _PLANS_SEEN[key] = (processor, config, plans)
+    return plans
+
+
+def _config_of(processor) -> dict | None:
+    if processor is None:
+        return {}
+    to_config = getattr(processor, "to_config", None)
+    try:
+        return to_config() if callable(to_config) else None
+    except Exception:  # a user's processor whose configuration cannot be read
+        return None
+
+
 def probe_plans(processor, add_special_tokens: bool) -> tuple[tuple, tuple] | None:
     """The pieces ``processor`` puts around one sequence and around a pair, or None.
 
@@ -187,7 +224,7 @@ class BatchFinisher:
         if split is None:
             return None
         texts, pair_rows = split
-        plans = probe_plans(self.finisher.post_processor, self.finisher.add_special_tokens)
+        plans = plans_of(self.finisher.post_processor, self.finisher.add_special_tokens)
         if plans is None or self.seq.needs_added_matching(texts, threads):
             return None
         out = encoder.encode_finished(texts, pair_rows, len(items), plans,

@@ -146,3 +146,15 @@ def test_call_arrays_keep_rows_for_queries():
     assert isinstance(got["input_ids"], np.ndarray)
     assert [got.tokens(i) for i in range(2)] == [expected.tokens(i) for i in range(2)]
     assert got.word_ids(1) == expected.word_ids(1)
+
+
+
+def test_a_processor_changed_in_place_is_probed_again():
+    """What the processor adds is remembered, but a change made in place is seen."""
+    from wordpieces.pipeline.processors import parse_template
+    native, python = _build("bert", False), _build("bert", True)
+    for tok in (native, python):
+        assert tok.encode_batch_ids(["ab c"]) == [[2, 8, 7, 3]]
+        tok.post_processor.single = parse_template("[SEP] $A [CLS]")
+    assert native.encode_batch_ids(["ab c"]) == python.encode_batch_ids(["ab c"]) \
+        == [[3, 8, 7, 2]]
