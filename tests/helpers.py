@@ -39,3 +39,31 @@ def module_names(root: Path) -> dict[str, Path]:
             parts.pop()
         names[".".join(parts)] = path
     return names
+
+
+def built_on(tok, name: str):
+    """``tok`` with its word encoder built now on backend ``name`` ("native" or "python").
+
+    A tokenizer builds its word encoder on first use, on the backend WORDPIECES_BACKEND
+    names then; tests comparing the two backends build each twin this way and check it.
+    Skips when "native" is asked and the extension is not built.
+    """
+    import os
+
+    import pytest
+
+    from wordpieces.fast.backend import NativeWordEncoder, PythonWordEncoder, backend
+    if name == "native" and backend() != "native":
+        pytest.skip(f"backend: {backend()}", allow_module_level=True)
+    saved = os.environ.get("WORDPIECES_BACKEND")
+    os.environ["WORDPIECES_BACKEND"] = name
+    try:
+        tok.encode_ids("a")  # builds the word encoder on this backend
+    finally:
+        if saved is None:
+            del os.environ["WORDPIECES_BACKEND"]
+        else:
+            os.environ["WORDPIECES_BACKEND"] = saved
+    kind = NativeWordEncoder if name == "native" else PythonWordEncoder
+    assert isinstance(tok._seq.word_encoder, kind)
+    return tok

@@ -10,14 +10,13 @@ also has a normalized added token). Errors must match too.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wordpieces.fast.backend import NativeWordEncoder, PythonWordEncoder, backend
+from tests.helpers import built_on
+from wordpieces.fast.backend import backend
 from wordpieces.tokenizer import Tokenizer
 
 pytestmark = pytest.mark.skipif(backend() != "native", reason=f"backend: {backend()}")
@@ -39,18 +38,7 @@ def _build(template: str, python: bool) -> Tokenizer:
     tok = Tokenizer.from_vocab(VOCAB, flavor="huggingface", **TEMPLATES[template])
     if template == "odd":  # a normalized added token: every batch takes the reference path
         tok.add_tokens(["cab"])
-    saved = os.environ.get("WORDPIECES_BACKEND")
-    os.environ["WORDPIECES_BACKEND"] = "python" if python else "native"
-    try:
-        tok.encode_ids("a")  # builds the word encoder on this backend
-    finally:
-        if saved is None:
-            del os.environ["WORDPIECES_BACKEND"]
-        else:
-            os.environ["WORDPIECES_BACKEND"] = saved
-    kind = PythonWordEncoder if python else NativeWordEncoder
-    assert isinstance(tok._seq.word_encoder, kind)
-    return tok
+    return built_on(tok, "python" if python else "native")
 
 
 TWINS = {name: (_build(name, False), _build(name, True)) for name in TEMPLATES}

@@ -10,16 +10,14 @@ word ids, type ids, both masks, sequence ids, windows) and the alignment queries
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import built_on
 from tests.hf_reference import fields, hf, hf_from_vocab, sample_lines
 from tests.shared_data import shared_path
 from wordpieces.encoding.lazy_encoding import LazyPairEncoding
-from wordpieces.fast.backend import NativeWordEncoder, PythonWordEncoder, backend
 from wordpieces.fast.word_encoder import COMPLEX
 from wordpieces.pipeline.processors import BertProcessing
 from wordpieces.tokenizer import Tokenizer
@@ -32,22 +30,7 @@ PADDINGS = {"none": None, "right": {"direction": "right"},
             "fixed": {"length": 64, "pad_id": 3, "pad_token": "[SEP]"}}
 
 
-def on_backend(tok: Tokenizer, name: str) -> Tokenizer:
-    """``tok`` with its word encoder built on backend ``name`` (skips if not built)."""
-    if name == "native" and backend() != "native":
-        pytest.skip(f"backend: {backend()}")
-    saved = os.environ.get("WORDPIECES_BACKEND")
-    os.environ["WORDPIECES_BACKEND"] = name
-    try:
-        tok.encode_ids("a")  # builds the word encoder on this backend
-    finally:
-        if saved is None:
-            del os.environ["WORDPIECES_BACKEND"]
-        else:
-            os.environ["WORDPIECES_BACKEND"] = saved
-    kind = NativeWordEncoder if name == "native" else PythonWordEncoder
-    assert isinstance(tok._seq.word_encoder, kind)
-    return tok
+on_backend = built_on
 
 
 _cache: dict = {}
