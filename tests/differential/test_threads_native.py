@@ -220,6 +220,47 @@ def test_python_threads_sharing_an_encoder_while_it_learns():
     assert failures == []
 
 
+
+def test_python_threads_sharing_the_native_thread_pool():
+    """Python threads starting batches at the same moment, each on 2 to 4 native threads
+    (lists, flat arrays, padded arrays: one or two parallel regions a call), all get the
+    reference's results: one region holds the pool of parked workers, the others run on
+    threads of their own meanwhile, and the pool grows while serving them."""
+    tok = _tokenizer(VOCAB, False, "bert")
+    encoder = tok._seq.word_encoder
+    rng = random.Random(11)
+    batches = [[rng.choice(PIECES[:14]) * rng.randint(1, 6) for _ in range(6000)]
+               for _ in range(4)]
+    expected = [[encoder.reference.encode_ids(t) for t in batch] for batch in batches]
+    start = threading.Barrier(len(batches))
+    failures: list = []
+
+    def work(k: int) -> None:
+        start.wait()
+        for rep in range(6):
+            i, n = (k + rep) % len(batches), 2 + (k + rep) % 3
+            try:
+                got = encoder.encode_batch_ids(batches[i], n)
+                flat = encoder.encode_batch_ids(batches[i], n, as_numpy=True)
+                padded = tok(batches[i], add_special_tokens=False, padding=True,
+                             return_tensors="np", num_threads=n)["input_ids"]
+            except Exception as e:  # noqa: BLE001 - reported below
+                failures.append((k, rep, e))
+                continue
+            width = max(map(len, expected[i]))
+            if (got != expected[i] or flat.ids.tolist() != sum(expected[i], [])
+                    or padded.tolist() != [ids + [0] * (width - len(ids))
+                                           for ids in expected[i]]):
+                failures.append((k, rep, n))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(batches))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+
+
 def test_texts_with_chars():
     """The first-character filter of the added-token search: indices, or None past 16."""
     assert texts_with_chars(["ab[c", "x", "é[", "ü", "😀[x", ""], "[") == [0, 2, 4]

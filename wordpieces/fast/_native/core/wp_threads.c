@@ -1,7 +1,16 @@
-/* Portable "run these tasks in parallel" (see wp_threads.h). */
+/* Portable "run these tasks in parallel" (see wp_threads.h).
+ *
+ * POSIX: a pool of workers kept between calls (started on first need, parked between
+ * regions, forgotten in a fork child). Windows: a thread per task per region.
+ * Not handled here: what a task does, or how a batch is cut into them (wp_pipeline.c).
+ */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getcpu, pthread_setaffinity_np: to steer workers */
+#endif
 #include "wp_threads.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
     void (*fn)(void *);
@@ -68,6 +77,12 @@ static void progress_destroy(wp_progress *p)
 
 #else
 #include <pthread.h>
+#if defined(__linux__)
+#include <sched.h>
+#define WP_STEER 1
+#else
+#define WP_STEER 0
+#endif
 
 struct wp_progress {
     pthread_mutex_t lock;
@@ -98,6 +113,8 @@ static void progress_destroy(wp_progress *p)
     pthread_mutex_destroy(&p->lock);
 }
 
+/* ------------------------------------------------------------ threads per region */
+
 static void *trampoline(void *p)
 {
     job *j = p;
@@ -105,7 +122,9 @@ static void *trampoline(void *p)
     return NULL;
 }
 
-void wp_run_parallel(void (*fn)(void *), void *tasks, size_t size, int n)
+/* Tasks 1..n-1 on threads started now and joined after: what a caller does while the
+ * pool serves another region (another Python thread's batch). */
+static void run_on_new_threads(void (*fn)(void *), void *tasks, size_t size, int n)
 {
     job *jobs = calloc((size_t)n, sizeof(job));
     pthread_t *threads = calloc((size_t)n, sizeof(pthread_t));
@@ -126,6 +145,214 @@ void wp_run_parallel(void (*fn)(void *), void *tasks, size_t size, int n)
     free(jobs);
     free(threads);
     free(started);
+}
+
+/* ------------------------------------------------------------ the pool */
+
+/* Workers parked between regions, each on its own condition variable: waking one costs
+ * a few microseconds where starting a thread cost ~0.1 ms. One region at a time uses the
+ * pool (`busy`): it hands out task indices next..n-1, and `running` counts those taken
+ * and not finished yet. A worker takes tasks, not a task of its own, so that tasks no
+ * worker took yet are done by the caller (a worker slow to wake, or none started). */
+#define WP_POOL_MAX 64
+
+typedef struct {
+    pthread_t thread;
+    pthread_cond_t wake;
+    int go;       /* woken for a region */
+    int last_cpu; /* where it last ran tasks, -1: unknown */
+#if WP_STEER
+    int steered;  /* its CPUs narrowed to leave the caller's alone: to widen again */
+    cpu_set_t cpus; /* the CPUs it may run on, as inherited at start */
+#endif
+} pool_slot;
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t idle; /* the region's caller: the last running task finished */
+    int workers;         /* alive in this process */
+    int busy;
+    void (*fn)(void *);
+    char *tasks;
+    size_t size;
+    int n, next, running;
+    pool_slot slots[WP_POOL_MAX];
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .idle = PTHREAD_COND_INITIALIZER};
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+/* Take task indices until none is left, with the lock held on entry and on return. */
+static void take_tasks(int counted)
+{
+    while (pool.next < pool.n) {
+        void (*fn)(void *) = pool.fn;
+        void *arg = pool.tasks + (size_t)pool.next++ * pool.size;
+        pool.running += counted;
+        pthread_mutex_unlock(&pool.lock);
+        fn(arg);
+        pthread_mutex_lock(&pool.lock);
+        pool.running -= counted;
+    }
+}
+
+#if WP_STEER
+/* A woken thread runs where it last ran if that CPU is idle, else it may queue behind
+ * the thread that woke it: in some VMs (here, a 2-vCPU Firecracker guest) the
+ * scheduler does not look for another idle CPU, and the two threads then share one CPU
+ * for milliseconds until load balancing moves one (half of the calls ran no faster on 2
+ * threads). So a worker that last ran on the caller's CPU is told, before it is woken,
+ * to leave that CPU, then takes back all its CPUs once running elsewhere. */
+static int current_cpu(void) { return sched_getcpu(); }
+
+static void steer_away(pool_slot *s, int caller_cpu)
+{
+    if (caller_cpu < 0 || s->last_cpu != caller_cpu || !CPU_ISSET(caller_cpu, &s->cpus)
+        || CPU_COUNT(&s->cpus) < 2)
+        return;
+    cpu_set_t others = s->cpus;
+    CPU_CLR(caller_cpu, &others);
+    s->steered = pthread_setaffinity_np(s->thread, sizeof(others), &others) == 0;
+}
+
+static void widen_again(pool_slot *s)
+{
+    if (!s->steered)
+        return;
+    s->steered = 0;
+    pthread_mutex_unlock(&pool.lock);
+    pthread_setaffinity_np(pthread_self(), sizeof(s->cpus), &s->cpus);
+    pthread_mutex_lock(&pool.lock);
+}
+
+static void learn_cpus(pool_slot *s)
+{
+    if (pthread_getaffinity_np(pthread_self(), sizeof(s->cpus), &s->cpus))
+        CPU_ZERO(&s->cpus); /* unknown: never steered */
+}
+#else
+static int current_cpu(void) { return -1; }
+static void steer_away(pool_slot *s, int caller_cpu) { (void)s, (void)caller_cpu; }
+static void widen_again(pool_slot *s) { (void)s; }
+static void learn_cpus(pool_slot *s) { (void)s; }
+#endif
+
+static void *pool_worker(void *arg)
+{
+    pool_slot *s = arg;
+    pthread_mutex_lock(&pool.lock);
+    learn_cpus(s);
+    for (;;) {
+        while (!s->go)
+            pthread_cond_wait(&s->wake, &pool.lock);
+        s->go = 0;
+        widen_again(s);
+        if (pool.next < pool.n) {
+            take_tasks(1);
+            s->last_cpu = current_cpu();
+            if (pool.running == 0)
+                pthread_cond_signal(&pool.idle);
+        }
+    }
+    return NULL;
+}
+
+/* fork(): the child has none of the parent's workers (only the forking thread), so
+ * it starts with an empty pool. Holding the lock across fork keeps the state whole. */
+static void before_fork(void) { pthread_mutex_lock(&pool.lock); }
+static void after_fork_parent(void) { pthread_mutex_unlock(&pool.lock); }
+
+static void after_fork_child(void)
+{
+    pool.workers = 0;
+    pool.busy = 0;
+    pool.fn = NULL;
+    pool.tasks = NULL;
+    pool.n = pool.next = pool.running = 0;
+    /* the parent's workers may have been waiting on these: start them afresh */
+    pthread_cond_init(&pool.idle, NULL);
+    pthread_mutex_unlock(&pool.lock);
+}
+
+static void pool_setup(void) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
+
+/* Start one more worker, woken already (detached: a parked worker must not keep the
+ * process from exiting). Lock held. 0 when it cannot be started. */
+static int add_worker(void)
+{
+    pool_slot *s = &pool.slots[pool.workers];
+    memset(s, 0, sizeof(*s));
+    s->last_cpu = -1;
+    s->go = 1;
+    pthread_attr_t attr;
+    if (pthread_cond_init(&s->wake, NULL))
+        return 0;
+    if (pthread_attr_init(&attr)) {
+        pthread_cond_destroy(&s->wake);
+        return 0;
+    }
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int ok = pthread_create(&s->thread, &attr, pool_worker, s) == 0;
+    pthread_attr_destroy(&attr);
+    if (!ok) {
+        pthread_cond_destroy(&s->wake);
+        return 0;
+    }
+    pool.workers++;
+    return 1;
+}
+
+/* Wake (or start) up to `want` workers for the region just set up. Lock held. */
+static void wake_workers(int want, int caller_cpu)
+{
+    if (want > WP_POOL_MAX)
+        want = WP_POOL_MAX;
+    for (int i = 0; i < want; i++) {
+        if (i == pool.workers) {
+            if (!add_worker())
+                return;
+            continue;
+        }
+        pool_slot *s = &pool.slots[i];
+        steer_away(s, caller_cpu);
+        s->go = 1;
+        pthread_cond_signal(&s->wake);
+    }
+}
+
+void wp_run_parallel(void (*fn)(void *), void *tasks, size_t size, int n)
+{
+    if (n <= 1) {
+        for (int i = 0; i < n; i++)
+            fn((char *)tasks + (size_t)i * size);
+        return;
+    }
+    pthread_once(&pool_once, pool_setup);
+    int caller_cpu = current_cpu();
+    pthread_mutex_lock(&pool.lock);
+    if (pool.busy) {
+        pthread_mutex_unlock(&pool.lock);
+        run_on_new_threads(fn, tasks, size, n);
+        return;
+    }
+    pool.busy = 1;
+    pool.fn = fn;
+    pool.tasks = tasks;
+    pool.size = size;
+    pool.n = n;
+    pool.next = 1;
+    pool.running = 0;
+    wake_workers(n - 1, caller_cpu);
+    pthread_mutex_unlock(&pool.lock);
+    fn(tasks);
+    pthread_mutex_lock(&pool.lock);
+    take_tasks(0); /* what no worker took yet (or none could be started) */
+    while (pool.running > 0)
+        pthread_cond_wait(&pool.idle, &pool.lock);
+    pool.fn = NULL;
+    pool.tasks = NULL;
+    pool.n = pool.next = 0;
+    pool.busy = 0;
+    pthread_mutex_unlock(&pool.lock);
 }
 #endif
 

@@ -2,15 +2,25 @@
  *
  * The GIL-free phase of a batch is split into one task per thread, so that a batch
  * scales across cores without handing the GIL back and forth between Python threads.
- * Not handled here: splitting the work (wp_batch.c).
+ * Not handled here: splitting the work (wp_batch.c, wp_pipeline.c).
  */
 #ifndef WP_THREADS_H
 #define WP_THREADS_H
 
 #include <stddef.h>
 
-/* Call fn(tasks + i * size) for i in 0..n-1, on up to n threads (the caller's thread
- * runs one); a task whose thread cannot be started runs on the caller's thread. */
+/* Call fn(tasks + i * size) for i in 0..n-1, on up to n threads, and return when all
+ * are done. The caller's thread runs task 0, then any task no other thread took yet
+ * (so every task runs even when no thread can be started: tasks must not wait for a
+ * task of higher index to start). Tasks run without the GIL and touch no Python object.
+ *
+ * POSIX: the other threads are a process-wide pool of workers started on first need (up
+ * to the most ever asked, at most 64), parked between calls, detached (they never keep
+ * the process from exiting) and forgotten in a fork() child, which starts its own. One
+ * call uses the pool at a time; a call made meanwhile (another Python thread's batch, or
+ * a task calling this) starts threads of its own for that call. Linux: a parked worker
+ * that last ran on the caller's CPU is moved off it before it is woken (see the .c).
+ * Windows: a thread per task per call. */
 void wp_run_parallel(void (*fn)(void *), void *tasks, size_t size, int n);
 
 /* A batch cut into chunks that threads claim one by one and mark done, so that one
