@@ -18,7 +18,9 @@
  * to the most ever asked, at most 64), parked between calls, detached (they never keep
  * the process from exiting) and forgotten in a fork() child, which starts its own. One
  * call uses the pool at a time; a call made meanwhile (another Python thread's batch, or
- * a task calling this) starts threads of its own for that call. Linux: a parked worker
+ * a task calling this) starts threads of its own for that call. A worker done with a
+ * call, and the caller waiting for the last task, spin up to 50 us before sleeping (so
+ * calls in a loop, and a call's regions, find the worker awake). Linux: a parked worker
  * that last ran on the caller's CPU is moved off it before it is woken (see the .c).
  * Windows: a thread per task per call. */
 void wp_run_parallel(void (*fn)(void *), void *tasks, size_t size, int n);
