@@ -1,15 +1,18 @@
-"""The native thread pool (``fast/_native/core/wp_threads.c``) across fork and exit.
+"""The native thread pool (``fast/_native/core/wp_threads.c``): fork, exit, data races.
 
 Workers are kept parked between batches. A ``fork()`` child has none of them (only the
 forking thread is copied), so the pool must start afresh there instead of waiting for
 them; and parked workers must not keep the interpreter from exiting. Each case runs in a
 fresh interpreter under a timeout, so that a hang fails the test instead of the run.
-The reference is the same encoder's pure-Python twin (``encoder.reference``).
+The reference is the same encoder's pure-Python twin (``encoder.reference``). The pool's
+C alone also runs a stress harness (``thread_pool_harness.c``) under ThreadSanitizer.
+Not handled here: results on every thread count (tests/differential/test_threads_native.py).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -128,3 +131,33 @@ def test_workers_are_kept_between_batches():
     assert done.returncode == 0, done.stderr
     before, after_one, after_many = map(int, done.stdout.split())
     assert (after_one - before, after_many - before) == (1, 1)
+
+
+def _compiler_with_tsan(tmp_path: Path) -> str | None:
+    """A C compiler on PATH that builds and links a ThreadSanitizer program, if any."""
+    probe = tmp_path / "probe.c"
+    probe.write_text("int main(void) { return 0; }\n")
+    for cc in ("cc", "gcc", "clang"):
+        if shutil.which(cc) and subprocess.run(
+                [cc, "-fsanitize=thread", "-pthread", str(probe), "-o", str(tmp_path / "probe")],
+                capture_output=True).returncode == 0:
+            return cc
+    return None
+
+
+def test_the_pool_alone_has_no_data_race_under_thread_sanitizer(tmp_path):
+    """wp_threads.c with a stress harness (concurrent callers, pool growth, chunks handed
+    out by wp_progress), built with -fsanitize=thread: no race reported, every result right."""
+    cc = _compiler_with_tsan(tmp_path)
+    if cc is None:
+        pytest.skip("no C compiler with ThreadSanitizer")
+    core = REPO / "wordpieces" / "fast" / "_native" / "core"
+    program = tmp_path / "harness"
+    built = subprocess.run([cc, "-O1", "-g", "-std=c99", "-pthread", "-fsanitize=thread",
+                            f"-I{core}", str(Path(__file__).with_name("thread_pool_harness.c")),
+                            str(core / "wp_threads.c"), "-o", str(program)],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(program)], capture_output=True, text=True, timeout=TIMEOUT,
+                         env={**os.environ, "TSAN_OPTIONS": "halt_on_error=1"})
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, "ok\n", "")
