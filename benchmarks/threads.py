@@ -1,10 +1,10 @@
 """Measure what ``num_threads=2`` gives over one thread, by wall clock, for each call.
 
 The speed-up of threads can only be seen by the wall clock, so this needs an idle
-machine: it prints the load average before and after, and says when it was too high to
-trust. Each call runs on the same texts at 1 and at N threads, alternately, ``--repeat``
-times each; the table gives the best and the median time of each, and the ratio of the
-best times::
+machine: it prints the load average before and after, and says when the one before was
+too high to trust. Each call runs on the same texts at 1 and at N threads, alternately,
+``--repeat`` times each; the table gives the best and the median time of each, and the
+ratios of the best and of the median times::
 
     python benchmarks/threads.py                          # every shape, whole-dataset batches
     python benchmarks/threads.py --batch-lines 1000       # batches of 1,000 lines, as users feed
@@ -34,18 +34,22 @@ TRUSTED_LOAD = 0.5  # a 1-minute load average above this on 2 cores skews wall c
 
 
 def make_call(name: str, dataset: str):
-    """``run(batch, threads)`` for call ``name`` on ``dataset``'s tokenizer."""
+    """``(prepare, run)`` for call ``name`` on ``dataset``'s tokenizer.
+
+    ``prepare(items)`` turns a batch into ``run``'s input once, before timing (the word
+    encoder takes flat texts, ``tok(...)`` texts and pairs); ``run(input, threads)``.
+    """
     tok = shapes.make_tokenizer(dataset, python=False)
     encoder = tok._seq.word_encoder  # the raw word encoder, as core_profile uses it
     if name == "enc-np":
-        return lambda items, n: encoder.encode_batch_ids(shapes.texts_of(items), n,
-                                                         as_numpy=True)
+        return shapes.texts_of, lambda texts, n: encoder.encode_batch_ids(texts, n,
+                                                                          as_numpy=True)
     if name == "enc-lists":
-        return lambda items, n: encoder.encode_batch_ids(shapes.texts_of(items), n)
+        return shapes.texts_of, lambda texts, n: encoder.encode_batch_ids(texts, n)
     if name == "tok-ids":
-        return lambda items, n: tok.encode_batch_ids(items, add_special_tokens=False,
-                                                     num_threads=n)
-    return lambda items, n: tok(*shapes.columns(items), **shapes.CALL, num_threads=n)
+        return list, lambda items, n: tok.encode_batch_ids(items, add_special_tokens=False,
+                                                           num_threads=n)
+    return shapes.columns, lambda columns, n: tok(*columns, **shapes.CALL, num_threads=n)
 
 
 def batches_of(items: list, lines: int | None) -> list[list]:
@@ -89,7 +93,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     threads = (1, args.threads)
     print(f"# benchmarks/threads.py {' '.join(argv or sys.argv[1:])}")
-    print(f"load average before: {os.getloadavg()[0]:.2f}\n")
+    load = os.getloadavg()[0]
+    print(f"load average before: {load:.2f}"
+          + (f" (above {TRUSTED_LOAD}: wall-clock ratios are not to be trusted)"
+             if load > TRUSTED_LOAD else "") + "\n")
     print(f"| shape | call | 1 thread, ms best / median | {threads[1]} threads | "
           "speed-up, best | speed-up, median |")
     print("|---|---|---:|---:|---:|---:|")
@@ -98,12 +105,10 @@ def main(argv: list[str] | None = None) -> None:
         for call in args.calls:
             if dataset in shapes.PAIRS and call.startswith("enc"):
                 continue  # the word encoder takes no pairs
-            times = timings(make_call(call, dataset), batches, threads, args.repeat)
+            prepare, run = make_call(call, dataset)
+            times = timings(run, [prepare(b) for b in batches], threads, args.repeat)
             print(row(dataset, call, times, threads), flush=True)
-    load = os.getloadavg()[0]
-    print(f"\nload average after: {load:.2f}"
-          + (f" (above {TRUSTED_LOAD}: wall-clock ratios are not to be trusted)"
-             if load > TRUSTED_LOAD else ""))
+    print(f"\nload average after: {os.getloadavg()[0]:.2f} (this run's own load included)")
 
 
 if __name__ == "__main__":
