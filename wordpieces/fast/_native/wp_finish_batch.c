@@ -13,6 +13,12 @@
 
 /* Below this many tokens per thread, writing the columns on more threads does not pay. */
 #define WP_MIN_TOKENS_PER_THREAD 16384
+/* At most this many threads write the finished rows. Writing is mostly first touches of
+ * fresh pages; on the 2-vCPU guest this was measured on, two threads faulting fresh pages
+ * at once sometimes stall each other for milliseconds (tok(..., "np") on 2 threads took
+ * up to 1.8x the time of 1 thread: docs/performance.md, "Threads"), while one writer is
+ * steady. Raise it where measurements on other machines say it pays. */
+#define WP_WRITE_THREADS 1
 
 #define WP_ID_CACHE 65536
 static PyObject *id_cache[WP_ID_CACHE];
@@ -102,15 +108,16 @@ static void write_rows(void *arg)
     wp_finish_write(w->s, w->single, w->pair, w->t, w->p, w->l, w->c, w->from, w->to);
 }
 
-/* Write every row, on `threads` threads each taking inputs of about as many tokens
- * (the fresh columns' page faults, most of this time on padded batches, included). */
+/* Write every row, on up to `threads` (at most WP_WRITE_THREADS) threads each taking
+ * inputs of about as many tokens (the fresh columns' page faults, most of this time on
+ * padded batches, included). */
 static void write_all(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
                       const wp_truncation *t, const wp_padding *p, const wp_layout *l,
                       wp_columns *c, int threads)
 {
-    write_task tasks[64];
+    write_task tasks[WP_WRITE_THREADS];
     int64_t total = l->row_splits[s->n_inputs];
-    int n = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    int n = threads < 1 ? 1 : threads > WP_WRITE_THREADS ? WP_WRITE_THREADS : threads;
     if (n > s->n_inputs || total < WP_MIN_TOKENS_PER_THREAD * n)
         n = 1;
     int64_t i = 0;
