@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .encoding.array_pool import ArrayPool
 from .encoding.encoding import Encoding
 from .encoding.finishing import Finisher, pad_batch_ids
 from .encoding.padding import STRATEGIES, PaddingParams, TruncationParams
@@ -36,6 +37,8 @@ ARRAY_KEYS = (("input_ids", 0), ("token_type_ids", WANT_TYPES),
 _COLUMN_ORDER = (0, WANT_TYPES, WANT_SPECIAL, WANT_ATTENTION, WANT_OFFSETS)
 # what a plan may hold in C (wp_finish_glue.h's plan_store)
 MAX_PIECES, MAX_SPECIAL_IDS = 16, 64
+# the memory of tok(...)'s big columns, reused once the previous arrays are dropped
+_ARRAYS = ArrayPool()
 _A, _B = -1, -2  # probe ids of the first and second sequence (no vocabulary id is < 0)
 
 
@@ -197,7 +200,7 @@ class BatchFinisher:
         np = require("numpy", "numpy")
         want = sum(flag for key, flag in ARRAY_KEYS if key in keys)
         out = self._native(items, check_thread_count(num_threads), want,
-                           lambda nbytes: np.zeros(nbytes // 8, dtype=np.int64))
+                           lambda nbytes: _ARRAYS.take(nbytes // 8))
         if out is None:
             return None
         *columns, splits = out

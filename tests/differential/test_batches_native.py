@@ -146,3 +146,15 @@ def test_a_processor_changed_in_place_is_probed_again():
         tok.post_processor.single = parse_template("[SEP] $A [CLS]")
     assert native.encode_batch_ids(["ab c"]) == python.encode_batch_ids(["ab c"]) \
         == [[3, 8, 7, 2]]
+
+
+def test_call_arrays_in_reused_memory_match_reference():
+    """Columns written into a block a previous batch filled: every value is rewritten."""
+    native, python = TWINS["bert"]
+    long_rows = ["abc ab " * 40] * 3000  # ~80 tokens a row: a pooled block of stale ids
+    short_rows = (["a", "ab c", ""] * 1200)[:3000]
+    native(long_rows, padding=True, return_tensors="np")  # dropped: its blocks are free
+    options = {"padding": True, "return_tensors": "np", "return_special_tokens_mask": True}
+    got, expected = native(short_rows, **options), python(short_rows, **options)
+    assert _plain(got) == _plain(expected)
+    assert got["input_ids"].base is not None  # the pool's memory, not a fresh array

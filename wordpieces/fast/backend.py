@@ -234,8 +234,9 @@ class NativeWordEncoder(_Batching):
         The same answer as ``finish_columns(*encode_columns(...), ...)``, without the
         columns between: unpadded id lists are built while other threads still encode,
         and columns are copied and written on every thread. ``alloc(nbytes)``, when
-        given, makes each int64 column: a writable buffer of zeros (``numpy.zeros``),
-        in which the C code writes no zero (most of a padded batch).
+        given, makes each int64 column: a writable buffer of at least ``nbytes`` bytes
+        with any contents (``encoding.array_pool`` reuses memory), every value of which
+        the C code writes.
         """
         return self._core.encode_finish(texts, pair_rows, n_inputs, plans[0], plans[1],
                                         truncation, padding, want, _thread_count(num_threads),
