@@ -26,7 +26,8 @@ from wordpieces.pipeline.safe_regex import (
 SAFE = [r"\s+", r"\w+|[^\w\s]+", r"(\d{1,3}\.)+", r"(ab+)+", r"(?:a|b)+", r"(a|ab)+",
         r"'s|'t|'re| ?[^\s\d]+|\s+(?!\S)|\s+", r"(?>a+)+b", r"[\w\-]+", r"(\s|,)+"]
 RISKY = [*risky_examples(), r"(a|aa)+$", r"(a+|b)+c", r"(?:[^\W]|\d)+x",
-         r"(()+a)+a+$", r"(a*)+b"]  # the first found by the regex fuzzer
+         r"(()+a)+a+$", r"(a*)+b", r"((\x06)()?)+$", r"((a)()?)+$", r"(a(b?)?)+$"]
+# (()+a)+a+$ and ((\x06)()?)+$ were found by the regex fuzzer
 
 
 @pytest.fixture

@@ -174,6 +174,11 @@ class _Scanner:
             # the engine may repeat an empty match in many ways before giving up
             # (fuzzing found (()+a)+a+$ taking seconds on 28 characters)
             return "a repeated part can match the empty string, as in (a*)+ or (()+a)+"
+        if in_repeat and low != high and self.first_seq(body)[1]:
+            # taken or skipped, an optional empty match gives each iteration two ways
+            # (fuzzing found ((a)()?)+$ taking seconds on 28 characters)
+            return ("an optional part that can match the empty string is repeated, "
+                    "as in ((a)()?)+")
         if high > 1:
             return self.scan(body, self.first_of(body, []) + follow, True)
         return self.scan(body, follow, in_repeat)
