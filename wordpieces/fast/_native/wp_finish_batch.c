@@ -146,7 +146,6 @@ static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
     wp_columns c;
     if (want & WANT_LISTS)
         alloc = Py_None; /* the ids column only lives until the lists are made */
-    c.zeroed = 0; /* alloc's memory may be reused (encoding/array_pool.py): write every value */
     PyObject *ids = column_bytes(total, 1, &c.ids, alloc);
     PyObject *types = ids ? column_bytes(total, want & WANT_TYPES, &c.type_ids, alloc) : NULL;
     PyObject *special = types ? column_bytes(total, want & WANT_SPECIAL, &c.special, alloc)

@@ -117,10 +117,10 @@ int64_t wp_finish_layout(const wp_sequences *s, const wp_plan *single, const wp_
     return -1;
 }
 
-/* Set column[at:at + n] to value (nothing to do for zeros in columns that start zeroed). */
-static void put(const wp_columns *c, int64_t *column, int64_t at, int64_t n, int64_t value)
+/* Set column[at:at + n] to value (every value is written: the memory may be reused). */
+static void put(int64_t *column, int64_t at, int64_t n, int64_t value)
 {
-    if (column && !(value == 0 && c->zeroed))
+    if (column)
         for (int64_t k = at; k < at + n; k++)
             column[k] = value;
 }
@@ -128,11 +128,11 @@ static void put(const wp_columns *c, int64_t *column, int64_t at, int64_t n, int
 /* Write `n` padding tokens at position `at` (column by column: tight loops). */
 static void write_padding(const wp_padding *p, wp_columns *c, int64_t at, int64_t n)
 {
-    put(c, c->ids, at, n, p->pad_id);
-    put(c, c->type_ids, at, n, p->pad_type_id);
-    put(c, c->special, at, n, 1);
-    put(c, c->attention, at, n, 0);
-    put(c, c->offsets, 2 * at, 2 * n, 0);
+    put(c->ids, at, n, p->pad_id);
+    put(c->type_ids, at, n, p->pad_type_id);
+    put(c->special, at, n, 1);
+    put(c->attention, at, n, 0);
+    put(c->offsets, 2 * at, 2 * n, 0);
 }
 
 /* Write `keep` tokens of sequence row `row` (cut as truncation says) at `at`. */
@@ -146,9 +146,9 @@ static void write_sequence(const wp_sequences *s, const wp_truncation *t, int64_
     int64_t *out = c->ids + at;
     for (int64_t k = 0; k < keep; k++)
         out[k] = ids[k];
-    put(c, c->type_ids, at, keep, type_id);
-    put(c, c->special, at, keep, 0);
-    put(c, c->attention, at, keep, 1);
+    put(c->type_ids, at, keep, type_id);
+    put(c->special, at, keep, 0);
+    put(c->attention, at, keep, 1);
     if (c->offsets)
         memcpy(c->offsets + 2 * at, s->offsets + 2 * start, (size_t)keep * 2 * sizeof(int64_t));
 }
@@ -156,10 +156,10 @@ static void write_sequence(const wp_sequences *s, const wp_truncation *t, int64_
 static void write_specials(const wp_piece *piece, wp_columns *c, int64_t at)
 {
     memcpy(c->ids + at, piece->ids, (size_t)piece->n_ids * sizeof(int64_t));
-    put(c, c->type_ids, at, piece->n_ids, piece->type_id);
-    put(c, c->special, at, piece->n_ids, 1);
-    put(c, c->attention, at, piece->n_ids, 1);
-    put(c, c->offsets, 2 * at, 2 * piece->n_ids, 0);
+    put(c->type_ids, at, piece->n_ids, piece->type_id);
+    put(c->special, at, piece->n_ids, 1);
+    put(c->attention, at, piece->n_ids, 1);
+    put(c->offsets, 2 * at, 2 * piece->n_ids, 0);
 }
 
 void wp_finish_write(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,

@@ -74,7 +74,6 @@ int64_t wp_finish_layout(const wp_sequences *s, const wp_plan *single, const wp_
 /* The output columns (each sized row_splits[n]; ids always, the others NULL: not wanted). */
 typedef struct {
     int64_t *ids, *type_ids, *special, *attention, *offsets; /* offsets: 2 per token */
-    int zeroed; /* every column starts as zeros: no zero is written (most of a padding) */
 } wp_columns;
 
 /* Write the rows of inputs [from, to) (threads may write disjoint ranges at once). */
