@@ -52,6 +52,10 @@ def connect(scheduler=None, num_proc: int | None = None) -> Iterator:
         yield client
 
 
+# how many times a task whose result a lost worker held is run before giving up
+LOST_RESULT_TRIES = 3
+
+
 def count_dask(units, pipeline, *, scheduler=None, num_proc=None, collector) -> Mapping:
     """Map ``units`` (from ``sources.plan``) over the cluster and sum the counts.
 
@@ -91,19 +95,36 @@ def _map_gathered(distributed, client, units, pipeline, collector) -> None:
     """Submit the tasks still to run; hand each partial to ``collector`` as it finishes."""
     in_flight, waiting = distributed.as_completed(), {}
     remote_pipeline = client.scatter(pipeline, broadcast=True)
-    for number, kind, payload, size in collector.pending(units):
+
+    def submit(number, kind, payload, size, tries: int = 0) -> None:
         future = client.submit(run_task, kind, payload, remote_pipeline, pure=False)
-        waiting[future.key] = (number, payload, size)
+        waiting[future.key] = (number, kind, payload, size, tries)
         in_flight.add(future)
+
+    for number, kind, payload, size in collector.pending(units):
+        submit(number, kind, payload, size)
         if in_flight.count() >= MAX_IN_FLIGHT:
-            _gather(next(in_flight), waiting, collector)
+            _gather(distributed, next(in_flight), waiting, collector, submit)
     for future in in_flight:
-        _gather(future, waiting, collector)
+        _gather(distributed, future, waiting, collector, submit)
 
 
-def _gather(future, waiting: dict, collector) -> None:
-    partial = future.result()  # raises the worker's error here, with its message
-    collector.finish(*waiting.pop(future.key), partial)
+def _gather(distributed, future, waiting: dict, collector, submit) -> None:
+    """Hand ``future``'s partial to ``collector``; run its task again if its result was lost.
+
+    A partial held by a worker that dies before it is fetched is cancelled by the
+    scheduler ("cancelled for reason: unknown"), not recomputed: the task is submitted
+    again, up to ``LOST_RESULT_TRIES`` times.
+    """
+    number, kind, payload, size, tries = waiting.pop(future.key)
+    try:
+        partial = future.result()  # raises the worker's error here, with its message
+    except distributed.client.FutureCancelledError:
+        if tries + 1 >= LOST_RESULT_TRIES:
+            raise
+        submit(number, kind, payload, size, tries + 1)
+        return
+    collector.finish(number, payload, size, partial)
     future.release()
 
 
