@@ -9,7 +9,8 @@ cluster: one way to connect for every Dask job.
 With a checkpoint or ``max_distinct_words``, each partial count is brought back to this
 process as its task finishes (see ``counting.Collector``), so both work as locally.
 
-Not handled here: cluster deployment (see docs/training.md); retries beyond dask's own;
+Not handled here: cluster deployment (see docs/training.md); retries beyond dask's own (except
+re-running a gathered task whose result a lost worker held);
 what a task does (``count_tasks``).
 """
 
