@@ -12,7 +12,6 @@ pure-Python backend (``WORDPIECES_BACKEND=python``), text by text.
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 
@@ -20,8 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import built_on
 from tests.shared_data import corpus_lines, shared_path
-from wordpieces.fast.backend import NativeWordEncoder, PythonWordEncoder, backend, texts_with_chars
+from wordpieces.fast.backend import backend, texts_with_chars
 from wordpieces.tokenizer import Tokenizer
 
 pytestmark = pytest.mark.skipif(backend() != "native", reason=f"backend: {backend()}")
@@ -42,18 +42,16 @@ SETTINGS = settings(max_examples=25, deadline=None,
 
 def _tokenizer(vocab, python: bool, flavor: str = "huggingface") -> Tokenizer:
     """A tokenizer whose word encoder is built now, on the asked backend."""
-    tok = Tokenizer.from_vocab(vocab, flavor=flavor)
-    saved = os.environ.get("WORDPIECES_BACKEND")
-    os.environ["WORDPIECES_BACKEND"] = "python" if python else "native"
-    try:
-        tok.encode_ids("a")
-    finally:
-        if saved is None:
-            del os.environ["WORDPIECES_BACKEND"]
-        else:
-            os.environ["WORDPIECES_BACKEND"] = saved
-    assert isinstance(tok._seq.word_encoder, PythonWordEncoder if python else NativeWordEncoder)
-    return tok
+    return built_on(Tokenizer.from_vocab(vocab, flavor=flavor), "python" if python else "native")
+
+
+def _run_together(work, n: int) -> None:
+    """Run ``work(0)`` ... ``work(n - 1)`` on n Python threads and wait for all."""
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def _outcome(call):
@@ -212,11 +210,7 @@ def test_python_threads_sharing_an_encoder_while_it_learns():
             if got != expected[i]:
                 failures.append((k, i, got if isinstance(got, Exception) else "ids"))
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(batches))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    _run_together(work, len(batches))
     assert failures == []
 
 
@@ -253,11 +247,7 @@ def test_python_threads_sharing_the_native_thread_pool():
                                            for ids in expected[i]]):
                 failures.append((k, rep, n))
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(batches))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    _run_together(work, len(batches))
     assert failures == []
 
 
