@@ -142,6 +142,70 @@ def test_compare_needs_two_names(playground):
     assert caught.value.status == 400
 
 
+def test_compare_refuses_more_names_than_are_loaded(playground):
+    with pytest.raises(ApiError) as caught:
+        playground.compare(["toy"] * 3, "x")
+    assert caught.value.status == 400
+    assert str(caught.value) == ("request body: tokenizers: 3 names, more than the 2 "
+                                 "tokenizers loaded (name each at most once)")
+
+
+def test_compare_refuses_a_name_twice(playground):
+    with pytest.raises(ApiError) as caught:
+        playground.compare(["toy-cased", "toy-cased"], "x")
+    assert caught.value.status == 400 and "tokenizers[1]: 'toy-cased' is named twice" in \
+        str(caught.value)
+
+
+def test_compare_checks_every_name_before_encoding(playground, monkeypatch):
+    """An unknown second name is a 404 with no encode run for the first."""
+    monkeypatch.setattr(Playground, "encode", lambda *_: pytest.fail("encoded"))
+    with pytest.raises(ApiError) as caught:
+        playground.compare(["toy", "nope"], "x")
+    assert caught.value.status == 404
+
+
+def test_compare_work_is_capped_at_text_length_times_names():
+    """Five tokenizers on a full-length text is over MAX_WORK_CHARS; on 4,000 characters not."""
+    assert api.MAX_WORK_CHARS < 5 * api.MAX_TEXT_CHARS <= 5 * 4000 + api.MAX_WORK_CHARS
+    five = Playground({f"t{i}": toy() for i in range(5)})
+    with pytest.raises(ApiError) as caught:
+        five.compare(list(five.tokenizers), "a" * api.MAX_TEXT_CHARS)
+    assert caught.value.status == 413
+    assert str(caught.value) == (f"request body: 5 tokenizers x {api.MAX_TEXT_CHARS} characters "
+                                 f"= {5 * api.MAX_TEXT_CHARS}, over the limit of "
+                                 f"{api.MAX_WORK_CHARS} characters per request: compare fewer "
+                                 f"or a shorter text")
+    assert len(five.compare(list(five.tokenizers), "a" * 4000)["results"]) == 5
+
+
+def test_a_request_holds_only_its_route_s_fields():
+    assert api.parse_request(b'{"text": "a", "tokenizer": "t"}', "tokenizer", "text") == {
+        "text": "a", "tokenizer": "t"}
+    with pytest.raises(ApiError) as caught:
+        api.parse_request(b'{"text": "a", "tokenizer": "t", "x": []}', "tokenizer", "text")
+    assert str(caught.value) == "request body: unknown field 'x' (expected: tokenizer, text)"
+
+
+@pytest.mark.parametrize("body, where", [
+    (b'{"text": "\\ud800x play"}', "text: lone surrogate \\ud800 at character 0"),
+    (b'{"text": "ok \\udfff"}', "text: lone surrogate \\udfff at character 3"),
+    (b'{"text": ["a", ["\\ud801"]]}', "text[1][0]: lone surrogate \\ud801"),
+    (b'{"text": [{"k": "\\udc00"}]}', "text[0]['k']: lone surrogate \\udc00"),
+    (b'{"text": [{"\\udc00": 1}]}', "text[0] (a key): lone surrogate \\udc00"),
+])
+def test_a_lone_surrogate_anywhere_is_400_naming_its_path(body, where):
+    with pytest.raises(ApiError) as caught:
+        api.parse_request(body, "text")
+    assert caught.value.status == 400
+    assert str(caught.value).startswith(f"request body: {where}")
+    assert str(caught.value).isascii()  # quoted as an escape, so the answer encodes
+
+
+def test_a_surrogate_pair_is_one_character():
+    assert api.parse_request(b'{"text": "\\ud83d\\ude00"}', "text") == {"text": "\U0001F600"}
+
+
 def test_vocab_gives_inspect_figures_and_longest_entries_without_specials(playground):
     answer = playground.vocab("toy")
     assert answer["vocab_size"] == 12
@@ -186,6 +250,21 @@ def test_page_loads_nothing_from_elsewhere(url):
         body = get(url + path)[1]
         assert isinstance(body, str)
         assert "http://" not in body and "https://" not in body and "//" + "cdn" not in body
+
+
+def test_the_page_is_served_with_a_referrer_policy_that_keeps_its_origin(url):
+    """Under "no-referrer" a browser sends "Origin: null" on the page's own POSTs, which the
+    server refuses; "same-origin" sends the page's real Origin there and nothing elsewhere."""
+    with urllib.request.urlopen(url, timeout=10) as response:
+        assert response.headers["Referrer-Policy"] == "same-origin"
+
+
+def test_a_post_answered_with_an_error_closes_its_connection(url):
+    """Its body may be unread (refused from the headers): it must not be taken for a request."""
+    answer = raw_request(url, b"POST /api/encode HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                              b"Content-Length: 20\r\n\r\nGET / HTTP/1.1\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.0 415") and b"Connection: close" in answer
+    assert answer.count(b"HTTP/1.") == 1
 
 
 def test_get_tokenizers_lists_names_in_order(url):
@@ -238,6 +317,7 @@ def test_unknown_tokenizer_over_http_is_404(url):
 def test_oversized_body_is_413_without_reading_it(url):
     """The declared length decides: the server answers before the body arrives."""
     head = (f"POST /api/encode HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Content-Type: application/json\r\n"
             f"Content-Length: {MAX_BODY_BYTES + 1}\r\n\r\n").encode()
     answer = raw_request(url, head)
     assert answer.startswith(b"HTTP/1.0 413") and b"over the limit" in answer

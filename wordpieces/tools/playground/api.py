@@ -8,12 +8,19 @@ tokenizers on it, and describes a vocabulary (``tools.inspect_vocab``: size, sha
 pieces). Every failure a client can cause is an ``ApiError`` carrying an HTTP status and a
 one-line message naming the field or value at fault.
 
+The work of one request is bounded before it starts: a text is at most ``MAX_TEXT_CHARS``,
+a request holds only the fields its route reads, ``compare`` names each loaded tokenizer at
+most once (a name twice is refused, not merged) and encodes at most ``MAX_WORK_CHARS``
+characters in all (text length x names), and no string may hold a lone surrogate (JSON's
+``"\\ud800"`` escape without its pair decodes to one; it is not text and cannot be encoded).
+
 Not handled here: HTTP itself (``server``), loading tokenizers from files (the CLI).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from ...errors import FormatError
 from ...formats.strict_json import describe, parse_json
@@ -21,6 +28,8 @@ from ..explain import explain
 from ..inspect_vocab import CorpusStats, vocab_facts
 
 MAX_TEXT_CHARS = 5000  # a playground text: a paragraph, not a corpus
+MAX_WORK_CHARS = 4 * MAX_TEXT_CHARS  # characters one compare encodes in all (text x names)
+LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 LONGEST_ENTRIES = 10
 MANY_PIECES = 4  # a word split into this many pieces or more is listed
 
@@ -43,15 +52,39 @@ def toy_vocabulary() -> list[str]:
             "play", "player", "##ing", "##er", "##s", "##ed", "##ly"]
 
 
-def parse_request(body: bytes) -> dict:
-    """The JSON object of a request body (400 for anything else)."""
+def parse_request(body: bytes, *fields: str) -> dict:
+    """The JSON object of a request body holding only ``fields``, every string valid text (400
+    for anything else: what a route does not read is refused rather than parsed for nothing)."""
     try:
         value = parse_json(body, "request body")
     except FormatError as error:
         raise ApiError(400, str(error)) from None
     if not isinstance(value, dict):
         raise ApiError(400, f"request body: expected a JSON object, got {describe(value)}")
+    unknown = [name for name in value if name not in fields]
+    if unknown:
+        raise ApiError(400, f"request body: unknown field {unknown[0]!r} (expected: "
+                            f"{', '.join(fields)})")
+    refuse_lone_surrogates(value)
     return value
+
+
+def refuse_lone_surrogates(request: dict) -> None:
+    """Refuse (400) a string of ``request`` holding a lone surrogate, naming its JSON path."""
+    pending: list[tuple[str, object]] = list(request.items())
+    for path, value in pending:  # grows as it goes: breadth first, no recursion
+        if isinstance(value, str):
+            found = LONE_SURROGATE.search(value)
+            if found:
+                raise ApiError(400, f"request body: {path}: lone surrogate "
+                                    f"\\u{ord(found.group()):04x} at character {found.start()}: "
+                                    f"not valid Unicode (a JSON \\uD800-\\uDFFF escape must be "
+                                    f"half of a pair)")
+        elif isinstance(value, list):
+            pending += [(f"{path}[{i}]", item) for i, item in enumerate(value)]
+        elif isinstance(value, dict):
+            pending += [(f"{path} (a key)", key) for key in value]
+            pending += [(f"{path}[{key!r}]", item) for key, item in value.items()]
 
 
 def field(request: dict, name: str, kind: type):
@@ -120,10 +153,28 @@ class Playground:
 
     def compare(self, names: list, text: str) -> dict:
         """``encode`` of the same text by each named tokenizer, side by side."""
+        self.check_compared(names)
+        work = len(names) * len(checked_text(text))
+        if work > MAX_WORK_CHARS:
+            raise ApiError(413, f"request body: {len(names)} tokenizers x {len(text)} "
+                                f"characters = {work}, over the limit of {MAX_WORK_CHARS} "
+                                f"characters per request: compare fewer or a shorter text")
+        return {"text": text, "results": [self.encode(name, text) for name in names]}
+
+    def check_compared(self, names: list) -> None:
+        """Refuse (400, 404) a ``tokenizers`` list that is not 2+ loaded names, each once."""
+        loaded = len(self.tokenizers)
+        if len(names) > loaded:
+            raise ApiError(400, f"request body: tokenizers: {len(names)} names, more than the "
+                                f"{loaded} tokenizers loaded (name each at most once)")
         if len(names) < 2 or not all(isinstance(n, str) for n in names):
             raise ApiError(400, "request body: tokenizers: expected an array of at least two "
                                 "tokenizer names")
-        return {"text": text, "results": [self.encode(name, text) for name in names]}
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise ApiError(400, f"request body: tokenizers[{i}]: {name!r} is named twice "
+                                    f"(name each tokenizer once)")
+            self.tokenizer(name)
 
     def vocab(self, name: str, text: str = "") -> dict:
         """``inspect``'s vocabulary figures, the longest entries (special tokens left out),

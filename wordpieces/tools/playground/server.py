@@ -3,14 +3,26 @@
 Only a fixed set of routes exists: the page and its two assets (read from this package's
 ``static/``), and ``/api/...``. Any other path, ``/../`` included, is a 404: nothing on
 disk is ever looked up from a request path. Every error a client can cause is a 4xx with
-a JSON body ``{"error": "..."}``; on loopback, a request whose ``Host`` header names another
-machine is refused (DNS rebinding); a request body over ``MAX_BODY_BYTES`` is refused from
-its ``Content-Length`` before it is read, and an unexpected failure inside one request is
-a 500 for that request only, so the server keeps serving.
+a JSON body ``{"error": "..."}``, and an unexpected failure inside one request is a 500 for
+that request only, so the server keeps serving.
 
-Not handled here: the answers themselves (``api``), TLS, authentication (the server binds
-to loopback unless told otherwise), and keeping a slow client from holding one thread
-until ``REQUEST_TIMEOUT`` seconds pass.
+Only this server's own page may use it. On loopback, a request whose ``Host`` header names
+another machine is refused (DNS rebinding); a request carrying an ``Origin`` other than
+``http://`` + its ``Host`` is a 403 (a page elsewhere, ``null`` included: a browser sends
+the Origin of the page that made the request); a POST must say ``Content-Type:
+application/json`` (415 otherwise: a page elsewhere can send ``text/plain`` or a form
+without asking first, but not JSON). The page is served with ``Referrer-Policy:
+same-origin``, under which the browser sends the page's real Origin on its own POSTs.
+
+A POST body is refused from its ``Content-Length`` when over ``MAX_BODY_BYTES``, before it
+is read, and must arrive whole within ``BODY_TIMEOUT`` seconds (400 otherwise: each
+connection has its own thread, so a slow body holds only its own); a POST answered with an
+error closes its connection, since its body may be left unread. The listen backlog
+(``request_queue_size``) holds a burst of connections while threads start.
+
+Not handled here: the answers themselves and the bounds on their work (``api``), TLS,
+authentication (the server binds to loopback unless told otherwise), and keeping a slow
+client from holding one thread until ``REQUEST_TIMEOUT`` seconds pass between headers.
 """
 
 from __future__ import annotations
@@ -18,6 +30,7 @@ from __future__ import annotations
 import json
 import socket
 import sys
+import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.resources import files
@@ -27,6 +40,9 @@ from .api import ApiError, Playground, field, parse_request
 
 MAX_BODY_BYTES = 64 * 1024
 REQUEST_TIMEOUT = 10  # seconds a connection may stay silent before it is closed
+BODY_TIMEOUT = 2.0  # seconds a whole request body may take to arrive after its headers
+LISTEN_BACKLOG = 128  # connections the kernel holds until the server accepts them
+JSON_TYPE = "application/json"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")  # Host headers a loopback server accepts
 STATIC = {  # request path -> (file in static/, content type)
     "/": ("index.html", "text/html; charset=utf-8"),
@@ -38,7 +54,8 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                "frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # not "no-referrer": under it a browser sends "Origin: null" on the page's own POSTs
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 
@@ -52,6 +69,7 @@ class PlaygroundServer(ThreadingHTTPServer):
     """A threading HTTP server that holds the ``Playground`` its handlers answer from."""
 
     daemon_threads = True  # Ctrl-C does not wait for open connections
+    request_queue_size = LISTEN_BACKLOG  # socketserver's 5 drops a burst's SYNs (1-3 s stalls)
 
     def __init__(self, address: tuple[str, int], playground: Playground, *,
                  log: bool = False):
@@ -91,8 +109,11 @@ class PlaygroundHandler(BaseHTTPRequestHandler):
         """Run ``route`` and send what it returns, or the JSON error it raised."""
         try:
             self._check_host()
+            self._check_origin()
             status, content_type, body = route(urlsplit(self.path))
         except ApiError as error:
+            if self.command == "POST":
+                self.close_connection = True  # its body may be unread or cut short
             status, content_type, body = error.status, *_json_body({"error": str(error)})
         except Exception as error:  # noqa: BLE001 -- one bad request must not stop the server
             status, content_type, body = 500, *_json_body(
@@ -112,6 +133,25 @@ class PlaygroundHandler(BaseHTTPRequestHandler):
         if name not in LOOPBACK_NAMES:
             raise ApiError(400, f"Host {host!r}: this server answers only to "
                                 f"{', '.join(LOOPBACK_NAMES)}")
+
+    def _check_origin(self) -> None:
+        """Refuse (403) a request made by a page of another origin than this server's.
+
+        No Origin is a client other than a browser page (curl), or the page's own GET.
+        """
+        host = (self.headers.get("Host") or "").lower()
+        for origin in self.headers.get_all("Origin") or []:
+            if origin.strip().lower() != f"http://{host}":
+                raise ApiError(403, f"Origin {origin!r}: this server answers only its own page "
+                                    f"(http://{host}) and clients that send no Origin")
+
+    def _check_content_type(self) -> None:
+        """Refuse (415) a POST whose body is not declared JSON: no page can send that elsewhere
+        without the browser asking this server first (a CORS preflight, never granted)."""
+        declared = self.headers.get("Content-Type")
+        if declared is None or declared.split(";", 1)[0].strip().lower() != JSON_TYPE:
+            named = "no Content-Type" if declared is None else f"Content-Type {declared!r}"
+            raise ApiError(415, f"{named}: a POST body must be sent as {JSON_TYPE}")
 
     def _get(self, url):
         if url.path in STATIC:
@@ -133,8 +173,10 @@ class PlaygroundHandler(BaseHTTPRequestHandler):
             if url.path in STATIC or url.path.startswith("/api/"):
                 raise ApiError(405, f"{url.path}: use GET")
             raise ApiError(404, f"{url.path}: not found")
-        request = parse_request(self._read_body())
-        return 200, *_json_body(POST_ROUTES[url.path](self.server.playground, request))
+        self._check_content_type()
+        answer, fields = POST_ROUTES[url.path]
+        request = parse_request(self._read_body(), *fields)
+        return 200, *_json_body(answer(self.server.playground, request))
 
     def _read_body(self) -> bytes:
         """The request body, refused (413) from its declared length when too large."""
@@ -151,7 +193,28 @@ class PlaygroundHandler(BaseHTTPRequestHandler):
             self.close_connection = True  # the unread body must not be taken for a request
             raise ApiError(413, f"request body: {length} bytes, over the limit of "
                                 f"{MAX_BODY_BYTES}")
-        return self.rfile.read(length)
+        return self._receive(length)
+
+    def _receive(self, length: int) -> bytes:
+        """``length`` bytes of body, all within ``BODY_TIMEOUT`` seconds (400 otherwise)."""
+        deadline = time.monotonic() + BODY_TIMEOUT
+        chunks: list[bytes] = []
+        received = 0
+        try:
+            while received < length:
+                self.connection.settimeout(max(deadline - time.monotonic(), 0.001))
+                chunk = self.rfile.read1(length - received)
+                if not chunk:
+                    raise ApiError(400, f"request body: the connection ended after {received} "
+                                        f"of the {length} bytes of its Content-Length")
+                chunks.append(chunk)
+                received += len(chunk)
+        except TimeoutError:
+            raise ApiError(400, f"request body: {received} of the {length} bytes of its "
+                                f"Content-Length arrived within {BODY_TIMEOUT:g} s") from None
+        finally:
+            self.connection.settimeout(self.timeout)
+        return b"".join(chunks)
 
     def _send(self, status: int, content_type: str, body: bytes) -> None:
         self.send_response(status)
@@ -184,7 +247,9 @@ class PlaygroundHandler(BaseHTTPRequestHandler):
 
 
 def _json_body(value: dict) -> tuple[str, bytes]:
-    return "application/json; charset=utf-8", json.dumps(value, ensure_ascii=False).encode()
+    # backslashreplace: a lone surrogate an error message quotes becomes its JSON escape
+    text = json.dumps(value, ensure_ascii=False)
+    return "application/json; charset=utf-8", text.encode("utf-8", "backslashreplace")
 
 
 def _encode(playground: Playground, request: dict) -> dict:
@@ -199,7 +264,11 @@ def _compare(playground: Playground, request: dict) -> dict:
     return playground.compare(field(request, "tokenizers", list), field(request, "text", str))
 
 
-POST_ROUTES = {"/api/encode": _encode, "/api/explain": _explain, "/api/compare": _compare}
+POST_ROUTES = {  # path -> (answer, the fields of its request)
+    "/api/encode": (_encode, ("tokenizer", "text")),
+    "/api/explain": (_explain, ("tokenizer", "text")),
+    "/api/compare": (_compare, ("tokenizers", "text")),
+}
 
 
 def make_server(playground: Playground, host: str = "127.0.0.1", port: int = 8000, *,

@@ -6,6 +6,8 @@
 const $ = (id) => document.getElementById(id);
 const state = { tokenizers: [], request: 0, timer: null, encodings: {} };
 
+// A POST says it is JSON: the server refuses any other Content-Type (pages elsewhere can
+// send text/plain or forms unasked), and the browser adds this page's Origin, which it checks.
 async function api(path, body) {
   const options = body === undefined ? {} : {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
@@ -84,17 +86,20 @@ async function refresh() {
   const request = ++state.request;
   const text = $("text").value;
   const names = chosen();
+  // The API takes each tokenizer once: the same one on both sides is asked once, drawn twice.
+  const distinct = [...new Set(names)];
   try {
-    const answer = names.length > 1
-      ? await api("/api/compare", { tokenizers: names, text })
-      : { results: [await api("/api/encode", { tokenizer: names[0], text })] };
+    const answer = distinct.length > 1
+      ? await api("/api/compare", { tokenizers: distinct, text })
+      : { results: [await api("/api/encode", { tokenizer: distinct[0], text })] };
     if (request !== state.request) return; // a newer keystroke has already asked
+    const results = names.map((name) => answer.results.find((r) => r.tokenizer === name));
     showError("");
     drawSource(text);
-    drawPane($("pane-main"), answer.results[0]);
-    $("pane-other").hidden = answer.results.length < 2;
-    $("panes").classList.toggle("two", answer.results.length > 1);
-    if (answer.results.length > 1) drawPane($("pane-other"), answer.results[1]);
+    drawPane($("pane-main"), results[0]);
+    $("pane-other").hidden = results.length < 2;
+    $("panes").classList.toggle("two", results.length > 1);
+    if (results.length > 1) drawPane($("pane-other"), results[1]);
     await refreshVocab(names[0], text, request);
   } catch (error) {
     if (request === state.request) showError(error.message);
