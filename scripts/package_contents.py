@@ -20,7 +20,8 @@ SDIST_FILES = ["LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "setup.
                "wordpieces/flavors/data/huggingface.txt"]
 WHEEL_FILES = ["wordpieces/__init__.py", "wordpieces/py.typed",
                "wordpieces/flavors/data/huggingface.txt", "wordpieces/flavors/data/tensorflow.txt",
-               "wordpieces/tools/playground/static/index.html"]
+               "wordpieces/tools/playground/static/index.html",
+               "wordpieces/cli/data/demo-vocab.txt"]
 METADATA_LINES = ["License-Expression: Apache-2.0", "Author: wordpieces developers",
                   "Requires-Python: >=3.10", "Classifier: Typing :: Typed",
                   "License-File: LICENSE", "Provides-Extra: docs"]

@@ -359,10 +359,11 @@ def test_export_hf_loads_in_tokenizers(tmp_path):
 
 
 @pytest.mark.shared_data
-def test_demo_runs_offline_and_prints_bert_ids():
+def test_demo_runs_offline_and_prints_bert_ids(tmp_path, monkeypatch):
     """demo prints the BERT ids HF tokenizers gives for its first sentence."""
     from tests.hf_reference import hf_from_vocab
 
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the folder it keeps goes there
     out = ok("demo").out
     sentence = "Hello, world! Tokenization isn't hard."
     ids = hf_from_vocab(vocab()).encode(sentence).ids
@@ -374,6 +375,41 @@ def test_demo_learns_when_asked(tmp_path):
     out = ok("demo", "--learn", "-o", tmp_path / "demo").out
     assert "learned top-down" in out
     assert (tmp_path / "demo" / "tokenizer.json").is_file()
+
+
+def test_demo_without_shared_shows_real_subwords_and_a_hint_that_works(tmp_path, monkeypatch):
+    """Without ../shared the shipped vocabulary splits words into real subwords (no letters).
+
+    The hint's folder still exists and its command runs: the demo keeps what it saved.
+    """
+    monkeypatch.setenv("WORDPIECES_SHARED", str(tmp_path / "absent"))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the folder it keeps goes there
+    out = ok("demo").out
+    assert "'unaffable'  =>  un ##aff ##able " in out
+    assert "tokens: [CLS] the un ##aff ##able play ##ers were playing in" in out
+    hint = out.strip().splitlines()[-1]
+    assert hint.startswith("next: ")
+    command = hint.split("next: ")[1].split(" | ")[0].split()
+    assert command[1:3] == ["explain", "-t"] and os.path.isdir(command[3])
+    assert Path(command[3]).parent == tmp_path
+    script = command[0] if os.path.isabs(command[0]) else os.path.abspath(command[0])
+    explained = subprocess.run([script, *command[1:4], "tokenization"], capture_output=True,
+                               text=True, timeout=120)
+    assert explained.returncode == 0 and "token ##ization" in explained.stdout
+    notes = [line for line in out.splitlines() if "note:" in line]
+    assert all(len(line) < 160 for line in notes), notes
+
+
+def test_shipped_demo_vocabulary_splits_words_into_at_most_three_pieces():
+    """The issue's words each split into <= 3 pieces with no one-letter continuation."""
+    from wordpieces.cli.demo import SHIPPED_VOCAB
+    from wordpieces.tokenizer import Tokenizer
+
+    tok = Tokenizer.from_vocab(SHIPPED_VOCAB, lowercase=True, flavor="bert")
+    for word in ("unaffable", "playing", "tokenization"):
+        pieces = tok.tokenize(word)
+        assert len(pieces) <= 3 and "[UNK]" not in pieces, (word, pieces)
+        assert not [p for p in pieces if p.startswith("##") and len(p) == 3], (word, pieces)
 
 
 @pytest.mark.parametrize("command", ["demo", "count", "merge-counts", "train", "encode",

@@ -1,8 +1,10 @@
 """``wordpieces demo``: the main job on built-in defaults, offline, in a few seconds.
 
 It builds a tokenizer (from the shared BERT vocabulary when the checkout has one, else
-by learning a small vocabulary from documentation text that ships with Python), saves
-it, loads it back, encodes and decodes a few sentences, and traces one word's split.
+from the small vocabulary this package ships, learned from public-domain books by
+``scripts/make_demo_vocab.py``; ``--learn`` learns one on the spot from documentation
+text that ships with Python), saves it to a folder it keeps, loads it back, encodes and
+decodes a few sentences, and traces one word's split.
 
 Not handled here: anything a user would configure (the other subcommands do that).
 """
@@ -15,6 +17,7 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 
 from .common import shared_dir
 
@@ -26,12 +29,13 @@ SENTENCES = (
 EXPLAIN_WORDS = ("unaffable", "snowman☃")
 DEMO_VOCAB_SIZE = 4000
 RESERVED = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+SHIPPED_VOCAB = os.path.join(os.path.dirname(__file__), "data", "demo-vocab.txt")
 
 EXAMPLES = """\
 examples:
-  wordpieces demo                   # shared BERT vocabulary if present, else learn one
-  wordpieces demo --learn           # always learn from Python's own documentation
-  wordpieces demo --learn -o out/demo-tok   # keep the tokenizer it saves
+  wordpieces demo                   # shared BERT vocabulary if present, else the shipped one
+  wordpieces demo --learn           # learn a vocabulary from Python's own documentation
+  wordpieces demo -o out/demo-tok   # save the tokenizer there (default: a new temporary folder)
 """
 
 
@@ -41,10 +45,11 @@ def register(sub, parents) -> None:
                             help="build, save, reload and use a tokenizer on built-in text",
                             description=__doc__.split("\n\n")[0])
     parser.add_argument("--learn", action="store_true",
-                        help="learn a vocabulary even when the shared BERT one is there")
+                        help="learn a vocabulary from Python's documentation instead of "
+                             "reading one")
     parser.add_argument("-o", "--output", metavar="DIR",
-                        help="save the tokenizer here (default: a temporary directory, "
-                             "removed at the end)")
+                        help="save the tokenizer here (default: a new temporary folder, "
+                             "kept for the commands the demo suggests)")
     parser.set_defaults(func=run)
 
 
@@ -59,23 +64,45 @@ def run(args: argparse.Namespace) -> int:
     print(f"   vocab_size={tok.vocab_size}, flavor={tok.flavor!r}, "
           f"reserved_tokens={tok.reserved_tokens}\n")
     directory = args.output or tempfile.mkdtemp(prefix="wordpieces-demo-")
-    try:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         tok.save(directory)
-        tok = load(directory)
-        files = ", ".join(sorted(os.listdir(directory)))
-        kept = "" if args.output else "  (temporary; use -o DIR to keep it)"
-        print(f"2. saved to {directory}/ ({files}) and loaded back{kept}\n")
-        print("3. encode -> ids -> decode")
-        for sentence in SENTENCES:
-            _show_sentence(tok, sentence)
-        print("4. explain: the greedy longest-match search, word by word")
-        for word in EXPLAIN_WORDS:
-            print(_indent(render(explain(tok, word), color=color)))
-        print(f"\nnext: wordpieces explain -t {directory} WORD   |   wordpieces --help")
-    finally:
-        if not args.output:
-            shutil.rmtree(directory, ignore_errors=True)
+    tok = load(directory)
+    files = ", ".join(sorted(os.listdir(directory)))
+    print(f"2. saved to {directory}/ ({files}) and loaded back")
+    for warning in caught:
+        print(f"   note: {_first_clause(str(warning.message))}")
+    print("\n3. encode -> ids -> decode")
+    for sentence in SENTENCES:
+        _show_sentence(tok, sentence)
+    print("4. explain: the greedy longest-match search, word by word")
+    for word in EXPLAIN_WORDS:
+        print(_indent(render(explain(tok, word), color=color)))
+    command = _command()
+    print(f"\nnext: {command} explain -t {directory} WORD   |   {command} --help")
     return 0
+
+
+def _first_clause(message: str) -> str:
+    """The headline of a save warning: the demo shows what happened, not every detail."""
+    head = message.split(": ", 2)
+    return ": ".join(head[1:2]) if len(head) > 1 else message
+
+
+def _command() -> str:
+    """How to run ``wordpieces`` from here: the bare name when it is on PATH, else its path.
+
+    ``scripts/demo`` runs inside ``.venv`` without activating it, so the bare name is
+    usually not found; the venv's script, relative to the working directory, is.
+    """
+    script = os.path.join(os.path.dirname(sys.executable), "wordpieces")
+    found = shutil.which("wordpieces")
+    if found and os.path.realpath(found) == os.path.realpath(script):
+        return "wordpieces"
+    if not os.path.isfile(script):
+        return f"{os.path.basename(sys.executable)} -m wordpieces"
+    relative = os.path.relpath(script)
+    return relative if not relative.startswith(os.pardir) else script
 
 
 def _show_sentence(tok, sentence: str) -> None:
@@ -94,12 +121,16 @@ def _build(learn: bool):
     """A tokenizer and a sentence saying where it came from."""
     from ..tokenizer import Tokenizer
 
+    if learn:
+        return _learn()
     shared = shared_dir()
     vocab = os.path.join(shared, "vocab", "bert-base-uncased.vocab.txt") if shared else None
-    if not learn and vocab and os.path.isfile(vocab):
+    if vocab and os.path.isfile(vocab):
         return Tokenizer.from_vocab(vocab, lowercase=True, flavor="bert"), \
             f"BERT's vocabulary {vocab} (lowercase, flavor bert)"
-    return _learn()
+    return Tokenizer.from_vocab(SHIPPED_VOCAB, lowercase=True, flavor="bert"), \
+        ("the demo vocabulary that ships with wordpieces: 8,000 tokens learned bottom-up "
+         "from public-domain books (scripts/make_demo_vocab.py)")
 
 
 def _learn():
