@@ -414,7 +414,7 @@ def test_shipped_demo_vocabulary_splits_words_into_at_most_three_pieces():
 
 @pytest.mark.parametrize("command", ["demo", "count", "merge-counts", "train", "encode",
                                      "decode", "detokenize", "explain", "inspect", "export",
-                                     "serve"])
+                                     "bundle", "serve"])
 def test_every_subcommand_has_help_with_examples(command):
     """Each subcommand's --help exits 0 and shows examples."""
     assert "examples:" in ok(command, "--help").out

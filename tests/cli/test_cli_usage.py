@@ -19,7 +19,8 @@ import pytest
 SUBCOMMANDS = {"demo": [], "count": ["c.txt", "-o", "c.tsv"], "train": ["-o", "tok"],
                "encode": ["-t", "v.txt"], "decode": ["-t", "v.txt"],
                "explain": ["-t", "v.txt"], "inspect": ["-t", "v.txt"],
-               "export": ["-t", "v.txt", "--format", "hf", "-o", "out"]}
+               "export": ["-t", "v.txt", "--format", "hf", "-o", "out"],
+               "bundle": ["en=v.txt", "-o", "b.zip"]}
 TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", ",", "world", "!"]
 
 
@@ -79,12 +80,12 @@ def test_demo_prefers_the_environment_variable(tmp_path):
     assert f"BERT's vocabulary {expected} " in proc.stdout
 
 
-def test_demo_without_shared_data_learns_a_vocabulary(tmp_path):
-    """With no shared data anywhere it looks, demo learns from Python's documentation."""
+def test_demo_without_shared_data_reads_the_shipped_vocabulary(tmp_path):
+    """With no shared data anywhere it looks, demo reads the vocabulary the package ships."""
     (tmp_path / "checkout").mkdir()
-    proc = run("demo", cwd=tmp_path / "checkout")
+    proc = run("demo", "-o", tmp_path / "demo", cwd=tmp_path / "checkout")
     assert proc.returncode == 0, proc.stderr
-    assert "1. tokenizer: learned top-down from Python's pydoc_data.topics" in proc.stdout
+    assert "1. tokenizer: the demo vocabulary that ships with wordpieces" in proc.stdout
 
 
 def test_library_warnings_are_one_line_naming_the_command(tmp_path):

@@ -6,7 +6,7 @@ chosen command and turns every expected failure into one line on stderr and exit
 error". ``--debug`` shows the traceback instead.
 
 Not handled here: the subcommands' work (``cli.corpus``, ``cli.encode``, ``cli.tools``,
-``cli.demo``, ``cli.serve``).
+``cli.demo``, ``cli.bundle``, ``cli.serve``).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The ``wordpieces`` parser and each subcommand's own parser, by name."""
-    from . import corpus, demo, encode, serve, tools
+    from . import bundle, corpus, demo, encode, serve, tools
 
     common = _global_options()
     parser = argparse.ArgumentParser(
@@ -61,7 +61,7 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"wordpieces {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (demo, corpus, encode, tools, serve):
+    for module in (demo, corpus, encode, tools, bundle, serve):
         module.register(sub, [common])
     return parser, dict(sub.choices)
 

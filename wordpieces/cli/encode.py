@@ -61,7 +61,11 @@ examples:
   echo "7592 1010 2088 999" | wordpieces decode -t bert-base-uncased.vocab.txt
       hello, world!
   wordpieces encode -t my-tok/ a.txt | wordpieces decode -t my-tok/ > a.roundtrip.txt
-  wordpieces decode -t my-tok/ ids.txt --no-skip-special-tokens
+  wordpieces decode -t my-tok/ ids.txt --keep-special
+
+Special tokens ([CLS], [SEP], [PAD] and the unknown token [UNK]) are left out by default,
+as transformers' decode(..., skip_special_tokens=True) does: a line with an unknown word
+then decodes without it. --keep-special keeps them.
 """
 
 DETOKENIZE_EXAMPLES = """\
@@ -90,7 +94,11 @@ def register(sub, parents) -> None:
         parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
         if name == "decode":
             parser.add_argument("--skip-special-tokens", action=argparse.BooleanOptionalAction,
-                                default=True, help="leave out special tokens (default: yes)")
+                                default=True, help="leave out special tokens, [UNK] included "
+                                                   "(default: yes)")
+            parser.add_argument("--keep-special", dest="skip_special_tokens",
+                                action="store_false",
+                                help="keep special tokens ([UNK] too): --no-skip-special-tokens")
         parser.set_defaults(func=run_decode, detokenize=name == "detokenize")
 
 
@@ -202,17 +210,30 @@ def run_decode(args: argparse.Namespace) -> int:
     tok = load_tokenizer(args)
     reader = LineReader(paths)
     progress = make_progress(args, args.command, total=input_size(paths), unit="bytes")
-    size, lines = tok.vocab_size, 0
+    size, lines, unknown = tok.vocab_size, 0, 0
+    dropped = _dropped_unknown_id(tok, args)
     with progress, atomic_output(args.output) as out:
         for source, number, text in reader:
             ids = parse_ids(text, source, number, size)
             out.write(_decode_one(tok, ids, args) + "\n")
+            unknown += ids.count(dropped)
             lines += 1
             if lines % BATCH_LINES == 0:
                 progress.update(done=reader.bytes_read, lines=lines)
-    progress.summary(f"{args.command}d {lines} lines" if args.command == "decode"
-                     else f"detokenized {lines} lines")
+    summary = (f"{args.command}d {lines} lines" if args.command == "decode"
+               else f"detokenized {lines} lines")
+    if unknown:
+        summary += f"; {unknown} unknown tokens left out (--keep-special keeps them)"
+    progress.summary(summary)
     return 0
+
+
+def _dropped_unknown_id(tok, args) -> int | None:
+    """The unknown token's id when ``decode`` leaves it out, else None (nothing to count)."""
+    if args.detokenize or not args.skip_special_tokens:
+        return None
+    unk = tok.unk_token
+    return tok.token_to_id(unk) if unk is not None and unk in tok.all_special_tokens else None
 
 
 def _decode_one(tok, ids: list[int], args) -> str:
