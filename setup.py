@@ -24,9 +24,10 @@ CORE = ["wp_encode.c", "wp_trie.c", "wp_chartable.c", "wp_threads.c", "wp_finish
 HEADERS = ["wp_module.h", "wp_finish_glue.h", "wp_columns.h"] + [f"core/{name}" for name in
                              ("wp_buf.h", "wp_chartable.h", "wp_encode.h", "wp_finish.h",
                               "wp_threads.h", "wp_trie.h")]
-# The bottom-up learner's merge loop by count (wordpieces.learn.learners._merge_native).
+# The bottom-up learner's merge loop by count and likelihood
+# (wordpieces.learn.learners._merge_native).
 MERGE = "wordpieces/learn/learners/native"
-MERGE_SOURCES = ["wp_merge_module.c", "wp_merge.c", "wp_pieces.c"]
+MERGE_SOURCES = ["wp_merge_module.c", "wp_merge.c", "wp_likelihood.c", "wp_pieces.c"]
 UNIX_FLAGS = ["-O3", "-std=c99", "-fvisibility=hidden", "-pthread"]
 
 
@@ -74,7 +75,7 @@ if not _flag("WORDPIECES_NO_NATIVE"):
     ext_modules.append(Extension(
         "wordpieces.learn.learners._merge_native",
         sources=[f"{MERGE}/{name}" for name in MERGE_SOURCES],
-        depends=[f"{MERGE}/wp_merge.h", f"{MERGE}/wp_pieces.h"],
+        depends=[f"{MERGE}/wp_merge.h", f"{MERGE}/wp_merge_internal.h", f"{MERGE}/wp_pieces.h"],
         include_dirs=[MERGE],
     ))
 

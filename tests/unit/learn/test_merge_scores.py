@@ -194,7 +194,7 @@ def lines_run(function, call) -> set[int]:
     return seen
 
 
-def test_stale_entry_inside_a_tie_window_is_rescored_and_requeued():
+def test_stale_entry_inside_a_tie_window_is_rescored_and_requeued(monkeypatch):
     """A near-tie scored with an older N is re-scored, re-queued, and the order stays exact.
 
     With a count of 10**14 the total N is so large that a merge moves other gains by
@@ -204,6 +204,7 @@ def test_stale_entry_inside_a_tie_window_is_rescored_and_requeued():
     brute force. Taking the stale entry into the tie group as it is instead would make
     ``##aa`` before ``dca`` here (found by a random search over huge counts).
     """
+    monkeypatch.setenv("WORDPIECES_BACKEND", "python")  # the branch is MergeState's
     counts = {"ddbb": 10**14 + 4, "dcaaa": 15}
     source, start = inspect.getsourcelines(MergeState._pop_best)
     requeue = start + next(i for i, line in enumerate(source)

@@ -30,7 +30,7 @@ def both_states(counts, prefix="##", min_frequency=0, initial=()):
     chars = set(initial).union("".join(w for w, _ in words))
     python = MergeState(words, prefix, list(initial), chars, min_frequency=min_frequency,
                         criterion=Count)
-    native = native_merge.NativeCountState(words, prefix, list(initial), chars,
+    native = native_merge.NativeMergeState(words, prefix, list(initial), chars,
                                            min_frequency=min_frequency)
     return python, native
 
@@ -110,7 +110,7 @@ def test_count_runs_in_c_by_default_and_python_on_request(monkeypatch):
     """score="count" uses the C loop; WORDPIECES_BACKEND=python, and other scores, Python."""
     words, chars = [("hug", 3)], {"h", "u", "g"}
     assert isinstance(merge_state(words, "##", [], chars, min_frequency=0, criterion=Count),
-                      native_merge.NativeCountState)
+                      native_merge.NativeMergeState)
     monkeypatch.setenv("WORDPIECES_BACKEND", "python")
     assert isinstance(merge_state(words, "##", [], chars, min_frequency=0, criterion=Count),
                       MergeState)

@@ -20,9 +20,10 @@ words uses).
 
 How the merge loop stays exact and fast: ``merge_state``.
 
-With ``score="count"`` the same loop runs in C when the optional extension is built
-(``native_merge``; ``merge_state.MergeState`` is its reference, ``WORDPIECES_BACKEND=python``
-forces it), and so does ``drop_unused``'s segmentation (``used_tokens`` is its reference).
+With ``score="count"`` or ``"likelihood"`` the same loop runs in C when the optional
+extension is built (``native_merge``; ``merge_state.MergeState`` is its reference,
+``WORDPIECES_BACKEND=python`` forces it), and so does ``drop_unused``'s segmentation
+(``used_tokens`` is its reference).
 
 Not handled here: counting words (``counting``); the scores' formulas and order
 (``merge_scores``); the C loop (``native_merge``, ``native/``); tokenizing with the result
@@ -38,13 +39,9 @@ from contextlib import contextmanager
 
 from ..progress import ProgressOption, accepts_progress
 from .common import WordList, integer_words
-from .merge_scores import (
-    DEFAULT_SCORE,
-    Count,
-    scorer,
-)
+from .merge_scores import DEFAULT_SCORE, scorer
 from .merge_state import MergeState
-from .native_merge import NativeCountState, native_merge_error, native_used_tokens
+from .native_merge import NATIVE_SCORES, NativeMergeState, native_merge_error, native_used_tokens
 
 __all__ = ["learn_bottom_up", "merge_state", "used_tokens"]
 
@@ -103,10 +100,10 @@ def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = 
 
 
 def merge_state(words, prefix: str, initial_alphabet, chars, *, min_frequency: int, criterion):
-    """The merge loop for ``words``: in C for ``"count"`` when it can (``native_merge``)."""
-    if criterion is Count and not native_merge_error(words):
-        return NativeCountState(words, prefix, initial_alphabet, chars,
-                                min_frequency=min_frequency)
+    """The merge loop for ``words``: in C for ``"count"`` and ``"likelihood"`` when it can."""
+    if criterion.name in NATIVE_SCORES and not native_merge_error(words, criterion.name):
+        return NativeMergeState(words, prefix, initial_alphabet, chars,
+                                min_frequency=min_frequency, score=criterion.name)
     return MergeState(words, prefix, initial_alphabet, chars, min_frequency=min_frequency,
                       criterion=criterion)
 

@@ -1,16 +1,19 @@
-"""The bottom-up learner's merge loop by count in C, when the optional extension is built.
+"""The bottom-up learner's merge loop by count or likelihood in C, when the extension is built.
 
-``NativeCountState`` has ``MergeState``'s interface (``alphabet``, ``merge_best``) and
-gives the same merges (``tests/unit/learn/test_native_merge.py`` checks them against the
-pure-Python ``MergeState`` on real corpora and on generated counts). The extension
-``_merge_native`` is built by ``setup.py`` from ``native/*.c`` next to this file; without
-it, or with ``WORDPIECES_BACKEND=python``, the learner runs in Python.
+``NativeMergeState`` has ``MergeState``'s interface (``alphabet``, ``merge_best``) and
+gives the same merges, by ``score="count"`` or ``"likelihood"``
+(``tests/unit/learn/test_native_merge.py`` and ``test_native_likelihood.py`` check them
+against the pure-Python ``MergeState`` on real corpora and on generated counts). The
+extension ``_merge_native`` is built by ``setup.py`` from ``native/*.c`` next to this file;
+without it, with ``WORDPIECES_BACKEND=python``, or with counts too large for its integers
+(or, for the likelihood, for exact doubles: a total of 2**53 tokens), the learner runs in
+Python.
 
 ``native_used_tokens`` is ``bottom_up.used_tokens`` (the tokens WordPiece's greedy
 segmentation of the training words uses, for ``drop_unused``) in C.
 
-Not handled here: the scores "likelihood" and "pmi" (pure Python), the vocabulary and
-what ``drop_unused`` keeps (``bottom_up``).
+Not handled here: the score "pmi" (pure Python), the vocabulary and what ``drop_unused``
+keeps (``bottom_up``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 from ...errors import MissingDependencyError
 from .common import WordList
 
-__all__ = ["native_merge_error", "NativeCountState", "native_used_tokens"]
+__all__ = ["NATIVE_SCORES", "native_merge_error", "NativeMergeState", "native_used_tokens"]
 
 _merge_native: Any  # the extension module (no type stubs), or None when it is missing
 try:
@@ -31,12 +34,15 @@ try:
 except ImportError as e:  # not built (no compiler, WORDPIECES_NO_NATIVE=1), or another Python
     _merge_native, _MISSING = None, f"the merge extension is not available ({e})"
 
-# Counts and their sums are int64 in C; bigger ones stay in Python (exact integers).
-_INT64_ROOM = 2**62
+# The scores the C loop ranks by ("pmi" stays in Python).
+NATIVE_SCORES = ("count", "likelihood")
+# Counts and their sums are int64 in C; bigger ones stay in Python (exact integers). The
+# likelihood converts counts to doubles as Python does: exact only below 2**53.
+_ROOM = {"count": 2**62, "likelihood": 2**53}
 
 
-def native_merge_error(words) -> str:
-    """Why ``words`` cannot be merged natively ("" when they can).
+def native_merge_error(words, score: str = "count") -> str:
+    """Why ``words`` cannot be merged natively by ``score`` ("" when they can).
 
     ``WORDPIECES_BACKEND=python`` forces Python; ``=native`` makes a missing extension
     an error, as for encoding (``wordpieces.backend()``).
@@ -49,19 +55,20 @@ def native_merge_error(words) -> str:
             raise MissingDependencyError(f"WORDPIECES_BACKEND=native but {_MISSING}; reinstall "
                                          "wordpieces where a C compiler is available")
         return _MISSING or "the merge extension is not available"
-    if sum(c * len(w) for w, c in words) >= _INT64_ROOM:
-        return "counts too large for 64-bit integers"
+    if sum(c * len(w) for w, c in words) >= _ROOM[score]:
+        return f"counts too large for the C loop by {score} (2**{_ROOM[score].bit_length() - 1})"
     return ""
 
 
-class NativeCountState:
-    """Words merged by count in C: ``MergeState``'s interface for ``score="count"``.
+class NativeMergeState:
+    """Words merged in C by count or likelihood: ``MergeState``'s interface.
 
     Symbols are named and numbered as ``MergeState`` does (the initial ones sorted), so
     ids and the tie order by name agree.
     """
 
-    def __init__(self, words, prefix: str, initial_alphabet, chars, *, min_frequency: int):
+    def __init__(self, words, prefix: str, initial_alphabet, chars, *, min_frequency: int,
+                 score: str = "count"):
         self.prefix = prefix
         words = WordList.of(words)
         firsts = {w[0] for w in words.words}
@@ -73,18 +80,18 @@ class NativeCountState:
         table = sorted(firsts | rests)
         # A character never seen first (or never after it) needs no id there: no word
         # spells it that way.
-        self.merger = _merge_native.CountMerger(
+        self.merger = _merge_native.Merger(
             words.words, words.counts, [ord(ch) for ch in table],
             [self.ids.get(ch, 0) for ch in table],
             [self.ids.get(prefix + ch, 0) for ch in table],
-            self.names, min_frequency)
+            self.names, min_frequency, score, prefix)
 
     def alphabet(self) -> list[str]:
         """The initial symbols, sorted by code point (``##x`` before letters)."""
         return list(self._alphabet)
 
     def merge_best(self) -> str | None:
-        """Merge the pair replacing the most occurrences; return the new token (None: none left)."""
+        """Merge the pair first in the score's order; return the new token (None: none left)."""
         pair = self.merger.pop_best()
         if pair is None:
             return None

@@ -19,108 +19,10 @@
  * entry is still the best pair. When the heap is full it first drops its invalid
  * entries (memory: most entries go stale), and grows only if half of it is still valid.
  */
-#include "wp_merge.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "wp_merge_internal.h"
 
 #define LEVEL_BATCH 65536  /* pairs let into the heap each time the level drops */
 #define LEVEL_CAP 65536    /* merged counts above this share one histogram bucket */
-#define INLINE_HOLDERS 2   /* word lists this short live inside the pair (no malloc) */
-
-typedef struct {
-    int32_t u, v;
-    int64_t count;      /* adjacent occurrences, weighted by word counts */
-    union {             /* words that gained the pair (repeats and stale ones allowed) */
-        int32_t *many;  /* n_holders > INLINE_HOLDERS: an array of its own */
-        int32_t few[INLINE_HOLDERS];  /* otherwise here: most pairs are rare */
-    } holders;
-    int32_t n_holders;  /* the array's capacity follows: the next power of two, 8 or more */
-    uint32_t touched;   /* merge number that last changed the count */
-} pair_t;
-
-typedef struct {
-    int64_t merged;     /* occurrences a merge replaces, when pushed */
-    int32_t pair;       /* 16 bytes: the heap ranks every live pair of a large corpus */
-} entry_t;
-
-typedef struct {
-    uint32_t *chars;
-    size_t length;
-} name_t;
-
-typedef struct {
-    int64_t start;      /* in symbols */
-    int64_t count;      /* times the word was seen */
-    int32_t length;     /* symbols now (merges shorten it in place) */
-    uint32_t visited;   /* merge number that last rewrote it */
-} word_t;
-
-struct wp_merger {
-    int32_t *symbols;   /* every word's symbols, word w from words[w].start */
-    word_t *words;      /* one struct per word: one cache miss, not four */
-    int32_t n_words;
-
-    name_t *names;
-    int64_t *self_merges; /* s -> occurrences a merge of (s, s) replaces */
-    int32_t n_names, cap_names, n_symbols;
-
-    pair_t *pairs;
-    int32_t n_pairs, cap_pairs;
-    int32_t *slots;     /* open addressing by (u, v): pair + 1 (0 = empty); 4 bytes a slot */
-    size_t cap_table;   /* a power of two */
-
-    entry_t *heap;
-    size_t n_heap, cap_heap;
-    int64_t level;      /* pairs replacing fewer occurrences may be missing from the heap */
-
-    int32_t *changed;   /* pairs whose count the current merge changed */
-    size_t n_changed, cap_changed;
-    uint32_t merge_number;
-    int64_t floor;      /* pairs seen fewer times are never merged */
-};
-
-/* ------------------------------------------------------------ growth */
-
-static int grow(void **items, size_t size, size_t *capacity, size_t needed) {
-    if (needed <= *capacity) return 0;
-    size_t cap = *capacity ? *capacity : 16;
-    while (cap < needed) cap *= 2;
-    void *bigger = realloc(*items, cap * size);
-    if (!bigger) return -1;
-    *items = bigger;
-    *capacity = cap;
-    return 0;
-}
-
-static int grow32(void **items, size_t size, int32_t *capacity, size_t needed) {
-    size_t cap = (size_t)*capacity;
-    if (grow(items, size, &cap, needed) < 0 || cap > INT32_MAX) return -1;
-    *capacity = (int32_t)cap;
-    return 0;
-}
-
-/* ------------------------------------------------------------ pair table */
-
-static uint64_t pair_key(int32_t u, int32_t v) {
-    return ((uint64_t)(uint32_t)u << 32) | (uint32_t)v;
-}
-
-static size_t slot_of(uint64_t key, size_t cap) {  /* splitmix64's finalizer */
-    uint64_t h = key;
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-    return (size_t)(h ^ (h >> 31)) & (cap - 1);
-}
-
-static int32_t find_pair(const wp_merger *m, int32_t u, int32_t v) {
-    for (size_t i = slot_of(pair_key(u, v), m->cap_table);; i = (i + 1) & (m->cap_table - 1)) {
-        int32_t slot = m->slots[i];
-        if (!slot) return -1;
-        const pair_t *pair = &m->pairs[slot - 1];
-        if (pair->u == u && pair->v == v) return slot - 1;
-    }
-}
 
 static void table_put(int32_t *slots, size_t cap, uint64_t key, int32_t pair) {
     size_t i = slot_of(key, cap);
@@ -153,6 +55,7 @@ static int32_t pair_of(wp_merger *m, int32_t u, int32_t v) {
     pair->u = u;
     pair->v = v;
     table_put(m->slots, m->cap_table, pair_key(u, v), p);
+    if (m->lk && wp_lk_new_pair(m, p) < 0) return -1;
     return p;
 }
 
@@ -205,7 +108,8 @@ static int change(wp_merger *m, int32_t u, int32_t v, int64_t delta, int32_t wor
     int32_t p = pair_of(m, u, v);
     if (p < 0) return -1;
     m->pairs[p].count += delta;
-    if (delta > 0 && add_holder(&m->pairs[p], word) < 0) return -1;
+    if (delta > 0 && (add_holder(&m->pairs[p], word) < 0 || (m->lk && wp_lk_link(m, p) < 0)))
+        return -1;
     return note_change(m, p);
 }
 
@@ -223,20 +127,6 @@ static int64_t run_halves(const int32_t *symbols, int32_t n, int32_t s) {
         }
     }
     return halves + run / 2;
-}
-
-static int64_t merged_of(const wp_merger *m, int32_t p) {
-    const pair_t *pair = &m->pairs[p];
-    return pair->u == pair->v ? m->self_merges[pair->u] : pair->count;
-}
-
-/* ------------------------------------------------------------ heap */
-
-static int compare_names(const name_t *x, const name_t *y) {
-    size_t n = x->length < y->length ? x->length : y->length;
-    for (size_t i = 0; i < n; i++)
-        if (x->chars[i] != y->chars[i]) return x->chars[i] < y->chars[i] ? -1 : 1;
-    return x->length < y->length ? -1 : x->length > y->length;
 }
 
 /* Whether x comes before y: more replaced, then the smaller (name(u), name(v)). */
@@ -340,7 +230,8 @@ static int lower_level(wp_merger *m) {
 /* ------------------------------------------------------------ public */
 
 wp_merger *wp_merger_new(const int32_t *symbols, const int64_t *starts, const int64_t *counts,
-                         int32_t n_words, int32_t n_symbols, int64_t min_frequency) {
+                         int32_t n_words, int32_t n_symbols, int64_t min_frequency,
+                         int score, const uint32_t *prefix, size_t prefix_length) {
     wp_merger *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     size_t total = (size_t)starts[n_words];
@@ -356,6 +247,7 @@ wp_merger *wp_merger_new(const int32_t *symbols, const int64_t *starts, const in
         goto fail;
     m->names = calloc((size_t)m->cap_names, sizeof *m->names);
     if (!m->names) goto fail;
+    if (score == WP_SCORE_LIKELIHOOD && wp_lk_new(m, prefix, prefix_length) < 0) goto fail;
     memset(m->self_merges, 0, (size_t)m->cap_names * sizeof *m->self_merges);
     memcpy(m->symbols, symbols, total * sizeof *symbols);
     m->n_words = n_words;
@@ -363,6 +255,7 @@ wp_merger *wp_merger_new(const int32_t *symbols, const int64_t *starts, const in
         int32_t *word = m->symbols + starts[w];
         int32_t n = (int32_t)(starts[w + 1] - starts[w]);
         m->words[w] = (word_t){starts[w], counts[w], n, 0};
+        if (m->lk) wp_lk_count_word(m, word, n, counts[w]);
         for (int32_t i = 0; i + 1 < n; i++)
             if (change(m, word[i], word[i + 1], counts[w], w) < 0) goto fail;
         for (int32_t i = 0, run = 1; i < n; i++, run++) {  /* each run of r: r / 2 */
@@ -396,10 +289,12 @@ int32_t wp_merger_add_name(wp_merger *m, const uint32_t *name, size_t length) {
     m->names[id].chars = chars;
     m->names[id].length = length;
     m->n_names++;
+    if (m->lk && wp_lk_add_symbol(m, (int32_t)id) < 0) return -1;
     return (int32_t)id;
 }
 
 int wp_merger_pop_best(wp_merger *m, int32_t *u, int32_t *v) {
+    if (m->lk) return wp_lk_pop_best(m, u, v);
     for (;;) {
         while (m->n_heap) {
             entry_t top = m->heap[0];
@@ -432,7 +327,7 @@ static int merge_word(wp_merger *m, int32_t w, int32_t a, int32_t b, int32_t new
     word_t *word = &m->words[w];
     int32_t *s = m->symbols + word->start;
     int32_t n = word->length, k = 0, i = 0;
-    int64_t c = word->count, halves[3];
+    int64_t c = word->count, halves[3], merged = 0;
     for (int32_t r = 0; r < n_runs; r++) halves[r] = run_halves(s, n, runs[r]);
     while (i < n) {
         if (s[i] != a || i + 1 >= n || s[i + 1] != b) {
@@ -446,8 +341,10 @@ static int merge_word(wp_merger *m, int32_t w, int32_t a, int32_t b, int32_t new
             return -1;
         s[k++] = new_id;
         i += 2;
+        merged++;
     }
     word->length = k;
+    if (m->lk && merged) wp_lk_count(m, a, b, new_id, merged * c);
     for (int32_t r = 0; r < n_runs; r++) {
         int64_t change_of_runs = run_halves(s, k, runs[r]) - halves[r];
         if (change_of_runs) {
@@ -490,10 +387,11 @@ int wp_merger_merge(wp_merger *m, int32_t a, int32_t b, int32_t new_id) {
         pair_t *pair = &m->pairs[m->changed[i]];
         if (pair->count == 0) {  /* gone: its word list goes, its slot stays */
             free_holders(pair);
-        } else if (push_if_mergeable(m, m->changed[i]) < 0) {
+        } else if (!m->lk && push_if_mergeable(m, m->changed[i]) < 0) {
             return -1;
         }
     }
+    if (m->lk) return wp_lk_after_merge(m, a, b, new_id, runs, n_runs, runs_changed);
     for (int32_t r = 0; r < n_runs; r++) {
         int32_t q = runs_changed[r] ? find_pair(m, runs[r], runs[r]) : -1;
         if (q >= 0 && m->pairs[q].count && push_if_mergeable(m, q) < 0) return -1;
@@ -503,6 +401,7 @@ int wp_merger_merge(wp_merger *m, int32_t a, int32_t b, int32_t new_id) {
 
 void wp_merger_free(wp_merger *m) {
     if (!m) return;
+    wp_lk_free(m);
     for (int32_t p = 0; p < m->n_pairs; p++) free_holders(&m->pairs[p]);
     for (int32_t i = 0; i < m->n_names; i++) free(m->names[i].chars);
     free(m->pairs);

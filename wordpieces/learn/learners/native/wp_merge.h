@@ -17,10 +17,17 @@
 
 typedef struct wp_merger wp_merger;
 
+#define WP_SCORE_COUNT 0       /* the most occurrences replaced (wp_merge.c) */
+#define WP_SCORE_LIKELIHOOD 1  /* the unigram log-likelihood gain (wp_likelihood.c) */
+
 /* A merger over n_words words: word w is symbols[starts[w] .. starts[w + 1]) seen
- * counts[w] times; symbol ids are below n_symbols. Returns NULL when out of memory. */
+ * counts[w] times; symbol ids are below n_symbols; score is WP_SCORE_*; prefix (code
+ * points) is the continuing-subword prefix, which the likelihood needs to name the token
+ * a pair makes (the count ignores it). Returns NULL when out of memory. For the
+ * likelihood every count and their total must stay below 2**53 (exact as doubles). */
 wp_merger *wp_merger_new(const int32_t *symbols, const int64_t *starts, const int64_t *counts,
-                         int32_t n_words, int32_t n_symbols, int64_t min_frequency);
+                         int32_t n_words, int32_t n_symbols, int64_t min_frequency,
+                         int score, const uint32_t *prefix, size_t prefix_length);
 
 /* Name the next symbol id (code points, copied); the initial symbols are named in id
  * order before the first wp_merger_pop_best. Returns the id, or -1 when out of memory. */

@@ -1,11 +1,13 @@
 /* CPython glue of the optional extension wordpieces.learn.learners._merge_native.
  *
- * CountMerger(words, counts, chars, first_ids, continuation_ids, names, min_frequency):
- * word i (a str) seen counts[i] times is spelled as symbol ids: its first character c
- * as first_ids[k], every other one as continuation_ids[k], where chars[k] == ord(c)
- * (chars sorted). names[i] names symbol i. Methods: add_symbol(name) -> id,
- * pop_best() -> (u, v) or None, merge(a, b, new). The Python reference and the
- * vocabulary logic are in bottom_up.py.
+ * Merger(words, counts, chars, first_ids, continuation_ids, names, min_frequency,
+ * score="count", prefix=""): word i (a str) seen counts[i] times is spelled as symbol
+ * ids: its first character c as first_ids[k], every other one as continuation_ids[k],
+ * where chars[k] == ord(c) (chars sorted). names[i] names symbol i. score: "count" or
+ * "likelihood" (which needs the continuing-subword prefix to name the token a pair
+ * makes). Methods: add_symbol(name) -> id, pop_best() -> (u, v) or None,
+ * merge(a, b, new). The Python reference is merge_state.py, the vocabulary logic
+ * bottom_up.py.
  *
  * used_tokens(words, tokens, prefix) -> bytes: flags, one per token, set for the tokens
  * WordPiece's greedy longest-match-first segmentation of the words uses (a word with a
@@ -27,9 +29,9 @@ typedef struct {
     PyObject_HEAD
     wp_merger *merger;
     int32_t n_symbols;
-} CountMerger;
+} Merger;
 
-static int add_name(CountMerger *self, PyObject *name) {
+static int add_name(Merger *self, PyObject *name) {
     if (!PyUnicode_Check(name)) {
         PyErr_Format(PyExc_TypeError, "a symbol name must be a str, not %.100s",
                      Py_TYPE(name)->tp_name);
@@ -174,17 +176,29 @@ static int spell_words(PyObject *words, PyObject *counts, Py_ssize_t n_chars, sp
     return 0;
 }
 
-static int CountMerger_init(CountMerger *self, PyObject *args, PyObject *kwds) {
+static int Merger_init(Merger *self, PyObject *args, PyObject *kwds) {
     static char *keywords[] = {"words", "counts", "chars", "first_ids", "continuation_ids",
-                               "names", "min_frequency", NULL};
-    PyObject *words, *counts, *chars, *first, *rest, *names;
+                               "names", "min_frequency", "score", "prefix", NULL};
+    PyObject *words, *counts, *chars, *first, *rest, *names, *prefix = NULL;
     long long min_frequency;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOOO!L", keywords, &PyList_Type, &words,
-                                     &PyList_Type, &counts, &chars, &first, &rest,
-                                     &PyList_Type, &names, &min_frequency))
+    const char *score_name = "count";
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOOO!L|sU", keywords, &PyList_Type,
+                                     &words, &PyList_Type, &counts, &chars, &first, &rest,
+                                     &PyList_Type, &names, &min_frequency, &score_name,
+                                     &prefix))
         return -1;
+    int score;
+    if (!strcmp(score_name, "count")) {
+        score = WP_SCORE_COUNT;
+    } else if (!strcmp(score_name, "likelihood")) {
+        score = WP_SCORE_LIKELIHOOD;
+    } else {
+        PyErr_Format(PyExc_ValueError, "score must be 'count' or 'likelihood', not '%.100s'",
+                     score_name);
+        return -1;
+    }
     if (self->merger) {
-        PyErr_SetString(PyExc_RuntimeError, "CountMerger is already initialized");
+        PyErr_SetString(PyExc_RuntimeError, "Merger is already initialized");
         return -1;
     }
     Py_ssize_t n_words = PyList_GET_SIZE(words), n_names = PyList_GET_SIZE(names), n_chars;
@@ -194,11 +208,14 @@ static int CountMerger_init(CountMerger *self, PyObject *args, PyObject *kwds) {
     }
     spelling_t s = {0};
     int result = -1;
-    if (read_tables(chars, first, rest, n_names, &s, &n_chars) < 0
+    Py_UCS4 *prefix_chars = prefix ? PyUnicode_AsUCS4Copy(prefix) : NULL;
+    size_t prefix_length = prefix ? (size_t)PyUnicode_GET_LENGTH(prefix) : 0;
+    if ((prefix && !prefix_chars) || read_tables(chars, first, rest, n_names, &s, &n_chars) < 0
         || spell_words(words, counts, n_chars, &s) < 0)
         goto done;
     self->merger = wp_merger_new(s.symbols, s.starts, s.counts, (int32_t)n_words,
-                                 (int32_t)n_names, min_frequency);
+                                 (int32_t)n_names, min_frequency, score,
+                                 (const uint32_t *)prefix_chars, prefix_length);
     if (!self->merger) {
         PyErr_NoMemory();
         goto done;
@@ -207,23 +224,24 @@ static int CountMerger_init(CountMerger *self, PyObject *args, PyObject *kwds) {
     for (Py_ssize_t i = 0; i < n_names && result == 0; i++)
         result = add_name(self, PyList_GET_ITEM(names, i)) < 0 ? -1 : 0;
 done:
+    PyMem_Free(prefix_chars);
     free_spelling(&s);
     return result;
 }
 
-static int ready(CountMerger *self) {
+static int ready(Merger *self) {
     if (self->merger) return 1;
-    PyErr_SetString(PyExc_RuntimeError, "CountMerger was not initialized");
+    PyErr_SetString(PyExc_RuntimeError, "Merger was not initialized");
     return 0;
 }
 
-static PyObject *CountMerger_add_symbol(CountMerger *self, PyObject *name) {
+static PyObject *Merger_add_symbol(Merger *self, PyObject *name) {
     if (!ready(self)) return NULL;
     int id = add_name(self, name);
     return id < 0 ? NULL : PyLong_FromLong(id);
 }
 
-static PyObject *CountMerger_pop_best(CountMerger *self, PyObject *Py_UNUSED(ignored)) {
+static PyObject *Merger_pop_best(Merger *self, PyObject *Py_UNUSED(ignored)) {
     if (!ready(self)) return NULL;
     int32_t u, v;
     int found = wp_merger_pop_best(self->merger, &u, &v);
@@ -232,7 +250,7 @@ static PyObject *CountMerger_pop_best(CountMerger *self, PyObject *Py_UNUSED(ign
     return Py_BuildValue("(ii)", (int)u, (int)v);
 }
 
-static PyObject *CountMerger_merge(CountMerger *self, PyObject *args) {
+static PyObject *Merger_merge(Merger *self, PyObject *args) {
     int a, b, new_id;
     if (!ready(self) || !PyArg_ParseTuple(args, "iii", &a, &b, &new_id)) return NULL;
     if (a < 0 || b < 0 || new_id < 0 || a >= self->n_symbols || b >= self->n_symbols
@@ -245,7 +263,7 @@ static PyObject *CountMerger_merge(CountMerger *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static void CountMerger_dealloc(CountMerger *self) {
+static void Merger_dealloc(Merger *self) {
     wp_merger_free(self->merger);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -356,41 +374,41 @@ static PyMethodDef module_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyMethodDef CountMerger_methods[] = {
-    {"add_symbol", (PyCFunction)CountMerger_add_symbol, METH_O,
+static PyMethodDef Merger_methods[] = {
+    {"add_symbol", (PyCFunction)Merger_add_symbol, METH_O,
      "Name the next symbol id; return the id."},
-    {"pop_best", (PyCFunction)CountMerger_pop_best, METH_NOARGS,
+    {"pop_best", (PyCFunction)Merger_pop_best, METH_NOARGS,
      "The pair to merge next, (u, v), or None when no pair is left."},
-    {"merge", (PyCFunction)CountMerger_merge, METH_VARARGS,
+    {"merge", (PyCFunction)Merger_merge, METH_VARARGS,
      "Merge (a, b) into new everywhere, left to right."},
     {NULL, NULL, 0, NULL},
 };
 
-static PyTypeObject CountMergerType = {
+static PyTypeObject MergerType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "wordpieces.learn.learners._merge_native.CountMerger",
-    .tp_basicsize = sizeof(CountMerger),
+    .tp_name = "wordpieces.learn.learners._merge_native.Merger",
+    .tp_basicsize = sizeof(Merger),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Bottom-up merging by count over words of symbol ids (see bottom_up.py).",
+    .tp_doc = "Bottom-up merging by count or likelihood over words of symbol ids (see bottom_up.py).",
     .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)CountMerger_init,
-    .tp_dealloc = (destructor)CountMerger_dealloc,
-    .tp_methods = CountMerger_methods,
+    .tp_init = (initproc)Merger_init,
+    .tp_dealloc = (destructor)Merger_dealloc,
+    .tp_methods = Merger_methods,
 };
 
 static struct PyModuleDef merge_module = {
     PyModuleDef_HEAD_INIT, "_merge_native",
-    "The bottom-up learner's merge loop by count, in C (optional; see bottom_up.py).", -1,
+    "The bottom-up learner's merge loop by count or likelihood, in C (optional; see bottom_up.py).", -1,
     module_functions, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__merge_native(void) {
-    if (PyType_Ready(&CountMergerType) < 0) return NULL;
+    if (PyType_Ready(&MergerType) < 0) return NULL;
     PyObject *module = PyModule_Create(&merge_module);
     if (!module) return NULL;
-    Py_INCREF(&CountMergerType);
-    if (PyModule_AddObject(module, "CountMerger", (PyObject *)&CountMergerType) < 0) {
-        Py_DECREF(&CountMergerType);
+    Py_INCREF(&MergerType);
+    if (PyModule_AddObject(module, "Merger", (PyObject *)&MergerType) < 0) {
+        Py_DECREF(&MergerType);
         Py_DECREF(module);
         return NULL;
     }
