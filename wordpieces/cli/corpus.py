@@ -153,16 +153,32 @@ def _register_train(sub, parents) -> None:
 
 
 def _add_learner_options(parser: argparse.ArgumentParser) -> None:
-    top = parser.add_argument_group("top-down learner (TF Text's learn)")
-    top.add_argument("--upper-thresh", type=non_negative_int, metavar="N")
-    top.add_argument("--lower-thresh", type=non_negative_int, metavar="N")
-    top.add_argument("--num-iterations", type=positive_int, metavar="N")
-    top.add_argument("--max-input-tokens", type=positive_int, metavar="N")
-    top.add_argument("--max-token-length", type=positive_int, metavar="N")
-    top.add_argument("--max-unique-chars", type=positive_int, metavar="N")
-    top.add_argument("--slack-ratio", type=float, metavar="X")
+    top = parser.add_argument_group(
+        "top-down learner (TF Text's learn)",
+        "  It searches a count threshold: a substring seen at least that often becomes a\n"
+        "  token. On a small corpus even the lowest threshold may give fewer tokens than\n"
+        "  --vocab-size (a warning says so): lower --lower-thresh, or --algorithm bottom-up.")
+    top.add_argument("--upper-thresh", type=non_negative_int, metavar="N",
+                     help="highest count threshold searched (default: 10000000)")
+    top.add_argument("--lower-thresh", type=non_negative_int, metavar="N",
+                     help="lowest count threshold searched; lower it when the vocabulary "
+                          "comes out smaller than --vocab-size (default: 10)")
+    top.add_argument("--num-iterations", type=positive_int, metavar="N",
+                     help="rounds of counting and subtracting per threshold (default: 4)")
+    top.add_argument("--max-input-tokens", type=positive_int, metavar="N",
+                     help="learn from at most this many distinct words, most frequent first "
+                          "(default: 5000000)")
+    top.add_argument("--max-token-length", type=positive_int, metavar="N",
+                     help="longer words are left out of learning (default: 50)")
+    top.add_argument("--max-unique-chars", type=positive_int, metavar="N",
+                     help="keep only this many distinct characters, most frequent first; "
+                          "words with others are left out (default: 1000)")
+    top.add_argument("--slack-ratio", type=float, metavar="X",
+                     help="accept a vocabulary this fraction below --vocab-size "
+                          "(default: 0.05)")
     top.add_argument("--include-joiner-token", action=argparse.BooleanOptionalAction,
-                     default=None)
+                     default=None, help="also add each character with the joiner "
+                                        "(##a ...), as BERT's vocabularies have (default: yes)")
     top.add_argument("--joiner", metavar="STR", help="continuation prefix (default: ##)")
     bottom = parser.add_argument_group("bottom-up and word-level learners")
     bottom.add_argument("--min-frequency", type=non_negative_int, metavar="N")

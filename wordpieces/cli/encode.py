@@ -216,7 +216,7 @@ def run_decode(args: argparse.Namespace) -> int:
         for source, number, text in reader:
             ids = parse_ids(text, source, number, size)
             out.write(_decode_one(tok, ids, args) + "\n")
-            unknown += ids.count(dropped)
+            unknown += ids.count(dropped) if dropped is not None else 0
             lines += 1
             if lines % BATCH_LINES == 0:
                 progress.update(done=reader.bytes_read, lines=lines)

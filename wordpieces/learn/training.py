@@ -12,6 +12,7 @@ saving (``Tokenizer.save``).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping
 
 from ..errors import MAX_VOCAB_SIZE, check_size
@@ -138,11 +139,65 @@ def _counts(source, normalizer, pre_tokenizer, ignore_fingerprint: bool, **count
 def _learn(algorithm: str, counts, vocab_size: int, specials: list[str], options: dict,
            reporter) -> list[str]:
     if algorithm == "top-down":
-        return learn_top_down(counts, vocab_size, specials, progress=reporter, **options)
+        return _learn_top_down(counts, vocab_size, specials, options, reporter)
     if algorithm == "bottom-up":
         return learn_bottom_up(counts, vocab_size, special_tokens=specials, progress=reporter,
                                **options)
     return learn_word_level(counts, max_size=vocab_size, special_tokens=specials, **options)
+
+
+def _learn_top_down(counts, vocab_size: int, specials: list[str], options: dict,
+                    reporter) -> list[str]:
+    """Learn top-down, warning when its threshold search ends short of ``vocab_size``."""
+    steps: list[tuple[int, int]] = []
+
+    def record(event: str, **fields) -> None:
+        if event == "search":
+            steps.append((fields["thresh"], fields["size"]))
+        reporter(event, **fields)
+
+    vocab = learn_top_down(counts, vocab_size, specials, progress=record, **options)
+    short = short_of_size_reason(len(vocab), vocab_size, steps, options)
+    if short:
+        warnings.warn(short, stacklevel=4)
+    return vocab
+
+
+def short_of_size_reason(size: int, vocab_size: int, steps: list[tuple[int, int]],
+                         options: dict) -> str | None:
+    """Say why top-down's search ended below ``vocab_size`` (None: it reached it).
+
+    TF Text's learner searches a count threshold between ``lower_thresh`` and
+    ``upper_thresh``: a substring becomes a token when it is seen at least that often. It
+    stops short either at the lowest threshold (the corpus has no more substrings that
+    frequent) or between two thresholds whose sizes straddle the target.
+
+    >>> short_of_size_reason(900, 1000, [(50, 700), (10, 900)], {})[:46]
+    'top-down learned 900 tokens of vocab_size=1000'
+    """
+    slack = options.get("slack_ratio", 0.05) * vocab_size
+    if size >= vocab_size - slack or not steps:
+        return None
+    head = f"top-down learned {size} tokens of vocab_size={vocab_size}: "
+    over = [(t, n) for t, n in steps if n > vocab_size]
+    if not over:
+        lowest = min(t for t, _ in steps)
+        lower_thresh = options.get("lower_thresh", 10)
+        floor = lower_thresh is None or lowest > lower_thresh  # the rarest word's count
+        where = (f"{lowest}, the rarest word's count" if floor
+                 else f"{lowest}; lower_thresh={lower_thresh}")
+        lower = ("" if floor or lowest <= 1 else
+                 "lower lower_thresh (--lower-thresh; 1 keeps anything seen once), ")
+        return head + (
+            f"even at its lowest count threshold ({where}) the corpus has no more "
+            f"substrings that frequent. To reach the size: {lower}train on more text, or "
+            f"use algorithm='bottom-up' (--algorithm bottom-up), which fills the size asked")
+    above, above_size = max(over)
+    return head + (
+        f"at count threshold {above} it gives {above_size} tokens, over the size, and at "
+        f"{steps[-1][0]} {size}: the search stops between them (as TF Text's does). To get "
+        f"closer: raise slack_ratio (--slack-ratio) to accept a size further below, or use "
+        f"algorithm='bottom-up' (--algorithm bottom-up), which fills the size asked")
 
 
 def _word_level_tokenizer(vocab, normalizer, pre_tokenizer, specials, unk_token, flavor,
