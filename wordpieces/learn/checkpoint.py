@@ -7,9 +7,19 @@
   run with other files, a changed file, another pipeline or another block size is
   refused with ``CheckpointMismatchError`` naming what differs, never silently mixed;
 - ``block-NNNNNN.tsv`` for each finished block: a JSON header naming the block (file,
-  byte range) and its number of words, then ``word<TAB>count`` lines. Each is written
-  whole by the package's one atomic writer (``formats.atomic``), so a kill leaves a block
-  either recorded or not, never half written.
+  byte range), its number of words and the SHA-256 of the lines after it, then
+  ``word<TAB>count`` lines. Each is written whole by the package's one atomic writer
+  (``formats.atomic``), so a kill leaves a block either recorded or not, never half
+  written.
+
+The folder is untrusted when read back: a block or index that is a symbolic link, a
+FIFO or a device is refused by name, without an open that blocks (``O_NOFOLLOW |
+O_NONBLOCK``, then ``fstat``); the index is parsed by ``formats.strict_json`` (nesting
+depth bounded); a block whose lines do not match its checksum, or holding a line that
+a counts file could not hold (``count_lines``: at most 19 digits, no empty word), a
+word twice or bytes that are not UTF-8, is refused naming the file and line. Format
+version 1 (before checksums) is refused as any other version is: such a folder cannot
+be verified, so it is counted again from the start in a new folder.
 
 A re-run reads the recorded blocks instead of counting them again; partial counts are
 summed, so the result equals an uninterrupted run's. The folder is kept after a
@@ -23,21 +33,28 @@ the same counts).
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import json
 import os
+import stat
 from collections import Counter
 from dataclasses import dataclass
 
+from ..errors import FormatError
 from ..formats.atomic import atomic_write_text
+from ..formats.strict_json import parse_json
 from ..formats.temporaries import remove_stale_temporaries
+from .count_lines import parse_count_line, shown
 from .sources import Block
 
 INDEX = "checkpoint.json"
 FORMAT = "wordpieces-count-checkpoint"
-VERSION = 1
+VERSION = 2  # 2: each block's lines carry a SHA-256 in its header
+DELETE_HINT = "delete it to count the block again"
 
 
-class CheckpointMismatchError(ValueError):
+class CheckpointMismatchError(FormatError):
     """A checkpoint folder was made for other files, settings, or holds a damaged block."""
 
 
@@ -53,19 +70,54 @@ class Checkpoint:
     def recorded(self, number: int, block: Block) -> Counter | None:
         """Return the counts recorded for block ``number``, or None if it is not done."""
         path = self.block_path(number)
-        try:
-            with open(path, encoding="utf-8", newline="\n") as f:
-                text = f.read()
-        except FileNotFoundError:
-            return None
-        return _parse_block(path, text, block)
+        data = read_recorded(path)
+        return None if data is None else _parse_block(path, data, block)
 
     def record(self, number: int, block: Block, counts: Counter) -> None:
-        """Write the counts of block ``number`` atomically."""
-        header = {"block": _block_key(block), "words": len(counts)}
-        lines = [json.dumps(header, ensure_ascii=False, sort_keys=True)]
-        lines.extend(f"{word}\t{count}" for word, count in counts.items())
-        atomic_write_text(self.block_path(number), "\n".join(lines) + "\n")
+        """Write the counts of block ``number`` atomically, with a checksum of its lines."""
+        body = "".join(f"{word}\t{count}\n" for word, count in counts.items())
+        header = {"block": _block_key(block), "words": len(counts),
+                  "sha256": _checksum(body.encode("utf-8"))}
+        text = json.dumps(header, ensure_ascii=False, sort_keys=True) + "\n" + body
+        atomic_write_text(self.block_path(number), text)
+
+
+def read_recorded(path: str) -> bytes | None:
+    """The bytes of a checkpoint file, None if missing; a link or special file is refused.
+
+    Opened without following a link and without blocking (a FIFO would wait for a
+    writer forever; ``/dev/zero`` would never end), then checked to be a regular file.
+    """
+    flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+             | getattr(os, "O_BINARY", 0))
+    if os.path.islink(path):  # O_NOFOLLOW's error alone does not say what it was
+        _refuse(path, "a symbolic link")
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            _refuse(path, "a symbolic link")
+        raise CheckpointMismatchError(f"{path}: cannot read: {e.strerror}") from None
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            _refuse(path, "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file "
+                    "(a device, socket or directory)")
+        os.set_blocking(fd, True)
+        return f.read()
+
+
+def _refuse(path: str, what: str):
+    raise CheckpointMismatchError(
+        f"{path}: is {what}: a checkpoint folder holds only the regular files a count "
+        "wrote there, so this one is refused unread; delete it (or the folder) to count "
+        "again")
+
+
+def _checksum(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
 
 
 def open_checkpoint(directory: str | os.PathLike, units, *, pipeline: dict,
@@ -81,10 +133,8 @@ def open_checkpoint(directory: str | os.PathLike, units, *, pipeline: dict,
     path = os.path.join(directory, INDEX)
     os.makedirs(directory, exist_ok=True)
     remove_stale_temporaries(directory)  # block files a killed run was writing
-    try:
-        with open(path, encoding="utf-8") as f:
-            saved = f.read()
-    except FileNotFoundError:
+    saved = read_recorded(path)
+    if saved is None:
         atomic_write_text(path, json.dumps(index, ensure_ascii=False, indent=1) + "\n")
         return Checkpoint(directory)
     _check_index(path, saved, index)
@@ -108,12 +158,12 @@ def _sources(units) -> list[dict]:
     return sources
 
 
-def _check_index(path: str, saved: str, index: dict) -> None:
+def _check_index(path: str, saved: bytes, index: dict) -> None:
     """Refuse a checkpoint whose index differs from this run's, naming the difference."""
     try:
-        old = json.loads(saved)
-    except ValueError as e:
-        raise CheckpointMismatchError(f"{path}: not a checkpoint index ({e})") from None
+        old = parse_json(saved, path)
+    except FormatError as e:
+        raise CheckpointMismatchError(f"not a checkpoint index: {e}") from None
     if not isinstance(old, dict) or old.get("format") != FORMAT:
         raise CheckpointMismatchError(f"{path}: not a wordpieces count checkpoint")
     for field, label in (("version", "format version"), ("blocksize", "blocksize"),
@@ -151,26 +201,53 @@ def _block_key(block: Block) -> list:
     return [os.path.realpath(block.path), block.start, block.end]
 
 
-def _parse_block(path: str, text: str, block: Block) -> Counter:
-    """Read a recorded block, checking it names ``block`` and holds all its words."""
-    header_line, _, body = text.partition("\n")
-    try:
-        header = json.loads(header_line)
-    except ValueError:
-        header = None
-    if not isinstance(header, dict) or header.get("block") != _block_key(block):
+def _parse_block(path: str, data: bytes, block: Block) -> Counter:
+    """Read a recorded block, checking it names ``block`` and holds all its words, intact."""
+    header_line, _, body = data.partition(b"\n")
+    header = _block_header(path, header_line)
+    if header.get("block") != _block_key(block):
         raise CheckpointMismatchError(f"{path}:1: this block file does not record block "
-                                      f"{_block_key(block)}; delete it to count it again")
+                                      f"{_block_key(block)}; {DELETE_HINT}")
+    ended = body.count(b"\n")
+    if not body.endswith(b"\n") and body or ended != header.get("words"):
+        raise CheckpointMismatchError(f"{path}: holds {ended} lines for "
+                                      f"{header.get('words')} words; {DELETE_HINT}")
+    if header.get("sha256") != _checksum(body):
+        raise CheckpointMismatchError(f"{path}: its lines do not match the checksum in its "
+                                      f"header (changed or damaged); {DELETE_HINT}")
+    lines = _decoded(path, body).split("\n")
     counts: Counter[str] = Counter()
-    lines = body.split("\n")
-    if lines[-1] != "" or len(lines) - 1 != header.get("words"):
-        raise CheckpointMismatchError(f"{path}: holds {len(lines) - 1} lines for "
-                                      f"{header.get('words')} words; delete it to count "
-                                      "the block again")
+    first_seen: dict[str, int] = {}
     for number, line in enumerate(lines[:-1], 2):
-        word, tab, count = line.rpartition("\t")
-        if not tab or not count.isascii() or not count.isdigit():
-            raise CheckpointMismatchError(f"{path}:{number}: expected word<TAB>count, got "
-                                          f"{line[:80]!r}; delete it to count it again")
-        counts[word] = int(count)
+        where = f"{path}:{number}"
+        try:
+            word, count = parse_count_line(where, line)
+        except FormatError as e:
+            raise CheckpointMismatchError(f"{e}; {DELETE_HINT}") from None
+        if word in first_seen:
+            raise CheckpointMismatchError(f"{where}: word {word!r} repeats line "
+                                          f"{first_seen[word]}; {DELETE_HINT}")
+        counts[word], first_seen[word] = count, number
     return counts
+
+
+def _block_header(path: str, line: bytes) -> dict:
+    """The JSON header of a block file (its first line), or a named error."""
+    try:
+        header = parse_json(line, f"{path}:1")
+    except FormatError:
+        header = None
+    if not isinstance(header, dict):
+        text = shown(line[:80].decode("utf-8", "replace"))
+        raise CheckpointMismatchError(f"{path}:1: not a block header ({text}); {DELETE_HINT}")
+    return header
+
+
+def _decoded(path: str, body: bytes) -> str:
+    """The lines of a block as text; bytes that are not UTF-8 are named by line."""
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = body[:e.start].count(b"\n") + 2  # the header is line 1
+        raise CheckpointMismatchError(f"{path}:{line}: not valid UTF-8 ({e.reason}); "
+                                      f"{DELETE_HINT}") from None

@@ -25,7 +25,6 @@ import json
 import multiprocessing
 import numbers
 import os
-import re
 import sys
 import warnings
 from collections import Counter
@@ -40,6 +39,7 @@ from ..pipeline.normalizers import BertNormalizer
 from ..pipeline.pre_tokenizers import BertPreTokenizer
 from .bounded import BoundedTotal
 from .checkpoint import Checkpoint, CheckpointMismatchError, open_checkpoint
+from .count_lines import WORD_BREAK, parse_count_line
 from .count_tasks import Meter, run_task, tasks
 from .learners.common import checked_word_count
 from .progress import make_reporter
@@ -253,7 +253,7 @@ class WordCounts(Mapping):
                   "fingerprint": self.fingerprint, "pipeline": self.pipeline}
         lines = ["# " + json.dumps(header, ensure_ascii=False, sort_keys=True)]
         for word, count in self.most_common():
-            if _WORD_BREAK.search(word):
+            if WORD_BREAK.search(word):
                 raise FormatError(f"cannot save word {word!r}: it is empty or holds "
                                   "whitespace, which no counted word does")
             lines.append(f"{word}\t{count}")
@@ -273,14 +273,6 @@ class WordCounts(Mapping):
                 raise FormatError(f"{path}: not valid UTF-8 ({e.reason})") from None
 
 
-_COUNT = re.compile(r"[0-9]+\Z")  # ASCII digits only: int() would take "٣" or "1_000"
-MAX_COUNT_DIGITS = 19  # counts up to 9,999,999,999,999,999,999 (more than 2**63)
-# A counted word is never empty and never holds ASCII whitespace: every pre-tokenizer
-# this package counts with splits there (each flavor differs only beyond ASCII: TF Text
-# keeps U+00A0 inside a word), and vocab.txt cannot hold a token ending in it.
-_WORD_BREAK = re.compile(r"[ \t\n\r\x0b\x0c]|\A\Z")
-
-
 def _parse_counts(path: str, lines: Iterable[str]) -> WordCounts:
     counts: dict[str, int] = {}
     first_seen: dict[str, int] = {}
@@ -292,7 +284,7 @@ def _parse_counts(path: str, lines: Iterable[str]) -> WordCounts:
         if number == 1 and line.startswith("#") and "\t" not in line:
             saved_by_us, pipeline = _parse_header(path, line)
             continue
-        word, count = _parse_count_line(path, number, line)
+        word, count = parse_count_line(f"{path}:{number}", line)
         if not ended and saved_by_us:
             raise FormatError(f"{path}:{number}: the last line has no newline: the file was "
                               "cut short (WordCounts.save ends every line with one)")
@@ -303,27 +295,11 @@ def _parse_counts(path: str, lines: Iterable[str]) -> WordCounts:
     return WordCounts(counts, pipeline=pipeline)
 
 
-def _parse_count_line(path: str, number: int, line: str) -> tuple[str, int]:
-    """One ``word<TAB>count`` line, checked; errors name ``path:number``."""
-    word, tab, count = line.rpartition("\t")
-    if not tab or not _COUNT.match(count):
-        shown = line if len(line) <= 80 else line[:77] + "..."
-        raise FormatError(f"{path}:{number}: expected 'word<TAB>count' with a count of "
-                          f"digits 0-9, got {shown!r}")
-    if len(count) > MAX_COUNT_DIGITS:
-        raise FormatError(f"{path}:{number}: the count has {len(count)} digits (at most "
-                          f"{MAX_COUNT_DIGITS})")
-    if _WORD_BREAK.search(word):
-        raise FormatError(f"{path}:{number}: word {word!r} is empty or holds ASCII whitespace: "
-                          "no pre-tokenizer gives such a word, and a vocabulary cannot hold it")
-    return word, int(count)
-
-
 def _parse_header(path: str, line: str) -> tuple[bool, dict | None]:
     """Whether ``WordCounts.save`` wrote this header line, and the pipeline it names."""
     try:
         header = json.loads(line[1:])
-    except ValueError:
+    except (ValueError, RecursionError):  # "# [[[[…": nested too deeply for json
         return False, None  # a foreign comment line: no fingerprint known
     if not isinstance(header, dict) or header.get("format") != "wordpieces-word-counts":
         return False, None
@@ -351,7 +327,7 @@ def _checked_counts(counts) -> dict[str, int]:
 
 
 def _first_unwordlike(words: Collection[str]) -> str | None:
-    """The first word ``_WORD_BREAK`` refuses, else None.
+    """The first word ``WORD_BREAK`` refuses, else None.
 
     One join and six substring scans (0.1 s for 3 million words) instead of a regular
     expression per word; the word is looked for only when there is one.
@@ -359,7 +335,7 @@ def _first_unwordlike(words: Collection[str]) -> str | None:
     joined = "".join(words)
     if "" not in words and not any(c in joined for c in " \t\n\r\x0b\x0c"):
         return None
-    return next(word for word in words if _WORD_BREAK.search(word))
+    return next(word for word in words if WORD_BREAK.search(word))
 
 
 # ---------------------------------------------------------------- counting

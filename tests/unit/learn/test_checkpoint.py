@@ -4,6 +4,7 @@ The kills of a real run are in tests/robustness/test_checkpoint_kills.py; here a
 stood in for by removing recorded blocks, and every refusal is checked.
 """
 
+import hashlib
 import json
 import os
 import random
@@ -67,17 +68,37 @@ def test_resume_after_lost_blocks_equals_uninterrupted(corpus, tmp_path, num_pro
     assert recorded_blocks(folder) == blocks
 
 
+def _edit_first_count(path, *, checksum: bool) -> str:
+    """Add 1000 to the first count of a block file (its checksum updated if ``checksum``)."""
+    header, *lines = path.read_text(encoding="utf-8").splitlines()
+    word, count = lines[0].split("\t")
+    lines[0] = f"{word}\t{int(count) + 1000}"
+    body = "".join(line + "\n" for line in lines)
+    if checksum:
+        fields = json.loads(header)
+        fields["sha256"] = hashlib.sha256(body.encode("utf-8")).hexdigest()
+        header = json.dumps(fields)
+    path.write_text(header + "\n" + body, encoding="utf-8")
+    return word
+
+
 def test_recorded_blocks_are_read_not_recounted(corpus, tmp_path):
     """A re-run takes a block's counts from its file: an edited count shows in the result."""
     folder = tmp_path / "ck"
     plain = count_words(corpus, num_proc=1, blocksize=BLOCKSIZE, checkpoint=folder)
-    path = folder / "block-000000.tsv"
-    header, *lines = path.read_text(encoding="utf-8").splitlines()
-    word, count = lines[0].split("\t")
-    lines[0] = f"{word}\t{int(count) + 1000}"
-    path.write_text("\n".join([header, *lines]) + "\n", encoding="utf-8")
+    word = _edit_first_count(folder / "block-000000.tsv", checksum=True)
     again = count_words(corpus, num_proc=1, blocksize=BLOCKSIZE, checkpoint=folder)
     assert again[word] == plain[word] + 1000
+
+
+def test_a_block_edited_without_its_checksum_is_refused(corpus, tmp_path):
+    """A changed count with the old checksum: refused, naming the block file."""
+    folder = tmp_path / "ck"
+    count_words(corpus, num_proc=1, blocksize=BLOCKSIZE, checkpoint=folder)
+    _edit_first_count(folder / "block-000000.tsv", checksum=False)
+    with pytest.raises(CheckpointMismatchError,
+                       match=r"block-000000\.tsv: its lines do not match the checksum"):
+        count_words(corpus, num_proc=1, blocksize=BLOCKSIZE, checkpoint=folder)
 
 
 def test_changed_file_is_refused(corpus, tmp_path):
