@@ -8,18 +8,26 @@ refused with a ``ValueError`` naming the construct. The accepted subset (documen
 - literals and escaped punctuation; ``\\t \\n \\r \\f \\v \\a \\e``, ``\\xHH``,
   ``\\x{H...}``, ``\\uHHHH``; ``.`` (any character but ``\\n``);
 - ``\\w \\W \\s \\S \\d \\D`` and ``\\p{L} \\p{N} \\p{P} \\p{S} \\p{M} \\p{Z}`` (also
-  ``\\P{..}``, ``\\p{^..}``), with HF's own character sets (``char_tables``: Oniguruma's
-  ``\\w`` holds the combining marks, Python's does not);
+  ``\\P{..}``, ``\\p{^..}``), as explicit sets of the code points Oniguruma matches,
+  probed from HF (``char_tables``: its ``\\w`` holds the combining marks, Python's does
+  not; inside brackets its ``\\w`` leaves out ``²³¹¼½¾``, which the bare ``\\w`` takes);
 - bracket classes of the above, ranges and negation (not nested, no ``&&``, no POSIX
   ``[:alpha:]``);
 - groups ``(..)``, ``(?:..)``, look-ahead ``(?=..)``/``(?!..)``, ``|``, the greedy and
   lazy quantifiers ``* + ? {n} {n,} {,m} {n,m}``;
-- anchors ``^ $`` (line anchors in Ruby syntax, so ``re.MULTILINE``) and ``\\A \\z``.
+- anchors ``^ $`` (line anchors in Ruby syntax, so ``re.MULTILINE``) and ``\\A \\z``;
+- case-insensitive matching: ``(?i)`` (to the end of the enclosing group, alternatives
+  after it included, as in Ruby), ``(?i:..)``, ``(?-i)``, ``(?-i:..)``. A literal becomes
+  the set of its probed equals (``k``: ``kK`` and the Kelvin sign), a bracket class the
+  closure of its set (negated after); bare ``\\w``, ``\\p{M}`` ... are not folded, as in
+  Oniguruma. Folds spanning several characters (``ß`` and ``ss``, ``ﬁ`` and ``fi``) have
+  no character set: a case-insensitive pattern holding such a character (a literal or in
+  a bracket class) or such a string of literals is refused, naming it.
 
 Refused: look-behind, atomic groups, possessive quantifiers, back-references, named
-groups, inline options such as ``(?i)``, ``\\b \\B \\G \\K \\R \\X \\Z \\h``, other
-properties, and any pattern that can match the empty string (HF and ``re`` step over
-empty matches differently).
+groups, the other inline options (``m``, ``x``), ``\\b \\B \\G \\K \\R \\X \\Z \\h``,
+other properties, and any pattern that can match the empty string (HF and ``re`` step
+over empty matches differently).
 
 ``Matcher.pieces(text)`` cuts a text into ``(start, end, is_match)`` pieces as HF's
 ``Pattern::find_matches``; ``CharMatcher`` does it for a character predicate (each
@@ -31,16 +39,28 @@ Not handled here: what to do with the pieces (``pre_tokenizers``, ``normalizers`
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
+from functools import cache
 from typing import Any, NoReturn
 
-from .char_tables import MAX_CODE_POINT, REGEX_CLASSES, char_set
+from .char_tables import (
+    MAX_CODE_POINT,
+    REGEX_CLASSES,
+    bracketed_set,
+    case_equals,
+    cased_code_points,
+    char_set,
+    multi_char_folds,
+)
 from .safe_regex import compile_pattern
 
 Ranges = list[tuple[int, int]]
 _SIMPLE_ESCAPES = {"t": 9, "n": 10, "r": 13, "f": 12, "v": 11, "a": 7, "e": 27}
 _CLASS_ESCAPES = {"w": "w", "s": "s", "d": "d"}
 _PROPERTIES = {name: name for name in REGEX_CLASSES if name.isupper()}
+_OPTIONS = re.compile(r"\?([A-Za-z]*)(?:-([A-Za-z]*))?([:)])")
+_EXACTLY_ONCE = ("{1}", "{1,1}", "{1}?", "{1,1}?")
 
 
 def _complement(ranges: Ranges) -> Ranges:
@@ -56,26 +76,55 @@ def _complement(ranges: Ranges) -> Ranges:
 
 def _class_text(ranges: Ranges) -> str:
     """A Python character class matching exactly ``ranges`` of code points."""
+    return _ranges_text(tuple(ranges))
+
+
+@cache
+def _ranges_text(ranges: tuple[tuple[int, int], ...]) -> str:
     if not ranges:
         return "(?!)"
     body = "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
     return f"[{body}]"
 
 
-def _named_set(letter: str, negated: bool) -> Ranges:
-    ranges = list(char_set(f"regex_{letter}").ranges())
+def _named_set(letter: str, negated: bool, bracketed: bool) -> Ranges:
+    ranges = list((bracketed_set(letter) if bracketed else char_set(f"regex_{letter}")).ranges())
     return _complement(ranges) if negated else ranges
+
+
+def _caseless(ranges: Ranges) -> Ranges:
+    """``ranges`` and every code point ``(?i)`` takes as equal to one of them."""
+    ranges = _merge(ranges)
+    starts = [a for a, _ in ranges]
+    inside = [cp for cp in cased_code_points()
+              if (i := bisect_right(starts, cp) - 1) >= 0 and cp <= ranges[i][1]]
+    return _merge([*ranges, *((cp, cp) for m in inside for cp in case_equals(m))])
+
+
+@cache
+def _multi_fold_keys() -> dict[tuple[int, ...], tuple[str, str]]:
+    """The folding keys of each several-character fold: ``(string, its one character)``."""
+    out: dict[tuple[int, ...], tuple[str, str]] = {}
+    for cp, string in sorted(multi_char_folds().items()):
+        out.setdefault(tuple(case_equals(ord(c))[0] for c in string), (string, chr(cp)))
+    return out
 
 
 class _Parser:
     """Recursive descent over one Oniguruma pattern, writing the ``re`` equivalent.
 
     Each ``_alternation``/``_sequence``/``_atom`` returns ``(re_text, min_length)``:
-    the minimum length finds patterns that can match the empty string.
+    the minimum length finds patterns that can match the empty string. Under ``(?i)``,
+    ``run`` holds the folding keys of the literals Oniguruma may join into one string
+    (it joins them across ``(?:..)``, ``{1}``, and it is kept across anchors, look-aheads
+    and captures to be safe): a run spelling a several-character fold is refused.
     """
 
     def __init__(self, pattern: str):
         self.pattern, self.pos = pattern, 0
+        self.ignore_case = False
+        self.run: list[int] = []
+        self.pending: int | None = None  # the literal just parsed, joined once unrepeated
 
     def refuse(self, what: str) -> NoReturn:
         raise ValueError(f"regex {self.pattern!r}: {what} (at position {self.pos}) is not in "
@@ -101,17 +150,38 @@ class _Parser:
         branches = [self._sequence()]
         while self.peek() == "|":
             self.pos += 1
+            self.run = []
             branches.append(self._sequence())
         return "|".join(t for t, _ in branches), min(n for _, n in branches)
 
     def _sequence(self) -> tuple[str, int]:
         parts: list[tuple[str, int]] = []
         while self.pos < len(self.pattern) and self.peek() not in "|)":
+            if self.peek() == "(" and (m := _options(self.pattern, self.pos + 1)) \
+                    and m.group(3) == ")":
+                self.pos = m.end()
+                parts.append(self._with_options(m, "(?:"))  # the rest of the group
+                break
             parts.append(self._quantified(self._atom()))
         return "".join(t for t, _ in parts), sum(n for _, n in parts)
 
+    def _with_options(self, options: re.Match, opener: str) -> tuple[str, int]:
+        """Parse up to the end of the group with ``(?i)`` / ``(?-i)`` in force."""
+        on, off = options.group(1), options.group(2) or ""
+        for letter in on + off:
+            if letter != "i":
+                self.refuse(f"the inline option {letter!r} (only 'i' is accepted)")
+        saved = self.ignore_case
+        self.ignore_case = "i" in on and "i" not in off
+        self.run = []
+        text, min_len = self._alternation()
+        self.ignore_case, self.run = saved, []
+        return f"{opener}{text})", min_len
+
     def _quantified(self, atom: tuple[str, int]) -> tuple[str, int]:
         text, min_len = atom
+        literal, self.pending = self.pending, None
+        repeated = False
         while True:
             ch = self.peek()
             if ch in ("*", "+", "?"):
@@ -121,38 +191,79 @@ class _Parser:
             elif ch == "{" and (m := re.compile(r"\{(\d*)(,?)(\d*)\}").match(self.pattern,
                                                                           self.pos)):
                 if not (m.group(1) or m.group(3)):
-                    return text, min_len  # "{,}" is a literal in both engines: taken next
+                    break  # "{,}" is a literal in both engines: taken next
                 self.pos = m.end()
                 low = int(m.group(1) or 0)
                 quant = m.group(0)
             else:
-                return text, min_len
+                break
             if self.peek() == "+":
                 self.refuse("a possessive quantifier")
             if self.peek() == "?":
                 self.pos += 1
                 quant += "?"
+            repeated = repeated or quant not in _EXACTLY_ONCE
             text, min_len = f"(?:{text}){quant}", min_len * low
+        if repeated:
+            self.run = []  # Oniguruma keeps a repeated atom a string of its own
+        elif literal is not None:
+            self._join_literal(literal)
+        return text, min_len
+
+    def _join_literal(self, key: int) -> None:
+        self.run.append(key)
+        for length in (2, 3):
+            if len(self.run) >= length and (found := _multi_fold_keys().get(
+                    tuple(self.run[-length:]))):
+                self.refuse(f"the characters {found[0]!r} under (?i), which Oniguruma also "
+                            f"matches as the one character {found[1]!r},")
 
     def _atom(self) -> tuple[str, int]:
         ch = self.take()
         if ch == "(":
             return self._group()
         if ch == "[":
-            return _class_text(self._bracket()), 1
+            ranges = self._bracket()
+            self.run = []
+            return _class_text(ranges), 1
         if ch == "\\":
             return self._escape()
         if ch == ".":
+            self.run = []
             return "[^\\n]", 1
         if ch in "^$":
             return ch, 0
         if ch in "*+?":
             self.refuse(f"a quantifier {ch!r} with nothing to repeat")
-        return re.escape(ch), 1
+        return self._literal(ord(ch))
+
+    def _literal(self, cp: int) -> tuple[str, int]:
+        """One literal character; under ``(?i)`` the set of its equals."""
+        if not self.ignore_case:
+            self.run = []
+            return re.escape(chr(cp)), 1
+        self._refuse_multi_fold([(cp, cp)])
+        self.pending = case_equals(cp)[0]
+        equals = case_equals(cp)
+        if len(equals) == 1:
+            return re.escape(chr(cp)), 1
+        return _class_text(_merge([(e, e) for e in equals])), 1
+
+    def _refuse_multi_fold(self, ranges: Ranges) -> None:
+        for cp, string in multi_char_folds().items():
+            if _holds(ranges, cp):
+                self.refuse(f"the character {chr(cp)!r} under (?i), which Oniguruma also "
+                            f"matches as the string {string!r},")
 
     def _group(self) -> tuple[str, int]:
         if self.peek() == "?":
             head = self.peek(3)
+            if (options := _options(self.pattern, self.pos)) and options.group(3) == ":":
+                self.pos = options.end()
+                text, min_len = self._with_options(options, "(?:")
+                if self.take() != ")":
+                    self.refuse("an unclosed group")
+                return text, min_len
             if head.startswith("?:"):
                 self.pos += 2
                 opener, lookahead = "(?:", False
@@ -178,26 +289,26 @@ class _Parser:
             return "\\A", 0
         if ch == "z":
             return "\\Z", 0
-        ranges = self._escape_ranges(ch)
-        if len(ranges) == 1 and ranges[0][0] == ranges[0][1]:  # one character
-            return re.escape(chr(ranges[0][0])), 1
-        return _class_text(ranges), 1
+        if ch.lower() in _CLASS_ESCAPES or ch in "pP":  # bare classes: never case-folded
+            self.run = []
+            return _class_text(self._escape_ranges(ch, bracketed=False)), 1
+        return self._literal(self._escaped_code_point(ch))
 
-    def _escape_ranges(self, ch: str) -> Ranges:
-        """The code points one escape matches (inside or outside brackets)."""
+    def _escape_ranges(self, ch: str, bracketed: bool) -> Ranges:
+        """The code points one escape matches (inside brackets or bare)."""
         if ch.lower() in _CLASS_ESCAPES:
-            return _named_set(_CLASS_ESCAPES[ch.lower()], ch.isupper())
+            return _named_set(_CLASS_ESCAPES[ch.lower()], ch.isupper(), bracketed)
         if ch in "pP":
-            return self._property(negated=ch == "P")
+            return self._property(negated=ch == "P", bracketed=bracketed)
         cp = self._escaped_code_point(ch)
         return [(cp, cp)]
 
-    def _property(self, negated: bool) -> Ranges:
+    def _property(self, negated: bool, bracketed: bool) -> Ranges:
         m = re.compile(r"\{(\^?)([A-Za-z_]+)\}").match(self.pattern, self.pos)
         if not m or m.group(2) not in _PROPERTIES:
             self.refuse("a property other than \\p{L}, \\p{N}, \\p{P}, \\p{S}, \\p{M}, \\p{Z}")
         self.pos = m.end()
-        return _named_set(_PROPERTIES[m.group(2)], negated != bool(m.group(1)))
+        return _named_set(_PROPERTIES[m.group(2)], negated != bool(m.group(1)), bracketed)
 
     def _escaped_code_point(self, ch: str) -> int:
         if ch in _SIMPLE_ESCAPES:
@@ -228,17 +339,32 @@ class _Parser:
                 break
             if ch == "[" or (ch == "&" and self.peek() == "&"):
                 self.refuse("a nested class, POSIX class or '&&' in a bracket class")
-            item = self._escape_ranges(self.take()) if ch == "\\" else [(ord(ch), ord(ch))]
+            item = self._escape_ranges(self.take(), True) if ch == "\\" else [(ord(ch), ord(ch))]
             if self.peek() == "-" and self.peek(2) != "-]" and len(item) == 1 \
                     and item[0][0] == item[0][1] and self.peek(2)[1:] not in ("]", ""):
                 self.pos += 1
                 end_ch = self.take()
-                end = self._escape_ranges(self.take()) if end_ch == "\\" else [(ord(end_ch),) * 2]
+                end = self._escape_ranges(self.take(), True) if end_ch == "\\" \
+                    else [(ord(end_ch),) * 2]
                 if len(end) != 1 or end[0][0] != end[0][1] or end[0][0] < item[0][0]:
                     self.refuse("a bad range in a bracket class")
                 item = [(item[0][0], end[0][0])]
             ranges.extend(item)
+        if self.ignore_case:  # Oniguruma folds the set, then negates it
+            if not negated:  # a negated class never matches several characters
+                self._refuse_multi_fold(ranges)
+            ranges = _caseless(ranges)
         return _complement(ranges) if negated else _merge(ranges)
+
+
+def _options(pattern: str, pos: int) -> re.Match | None:
+    """The inline options ``?i)``, ``?-i:`` ... at ``pos`` (at least one letter)."""
+    m = _OPTIONS.match(pattern, pos)
+    return m if m and (m.group(1) or m.group(2)) else None
+
+
+def _holds(ranges: Ranges, cp: int) -> bool:
+    return any(a <= cp <= b for a, b in ranges)
 
 
 def _merge(ranges: Ranges) -> Ranges:

@@ -25,6 +25,9 @@ ACCEPTED = [
     r"\p{^P}+", r"[a-z\-]+", r"\.", r"'s|'t|'re|'ve|'m|'ll|'d", r" ?\p{L}+", r"(?:ab)+?c",
     r"a(?=b)", r"x(?!y)", r"^\w", r"\w$", r"\Aa", r"a\z", r"[\x41-\x{5A}]", r"\u00e9",
     r".", r"\p{M}+", r"\p{S}|\p{Z}", r"[\t\n]", r"a{2,}", r"(a|b)c",
+    r"[\w]+", r"[^\W\d]+", r"\W+|[\d\s]", r"(?i)[a-z]+", r"(?i)k|e\u0301", r"a(?i)b|c",
+    r"(?i:ab)c", r"(?i)[^a-z]+", r"(?i)\w+", r"(?i)a(?-i)b", r"(?i)[^\w\s]+", r"(?i)σ+",
+    r"(?i)(?-i:a)b", r"(?i)[^ß]", r"(?i)s{2}",
 ]
 
 REFUSED = {
@@ -35,7 +38,18 @@ REFUSED = {
     r"a?+b": "a possessive quantifier",
     r"(a)\1": r"the escape \\1",
     r"(?<name>a)": "the group syntax",
-    r"(?i)a": "the group syntax",
+    r"(?m)a": "the inline option 'm'",
+    r"(?ix:a)": "the inline option 'x'",
+    r"(?i)ß": r"the character 'ß' under \(\?i\), which Oniguruma also matches as the string 'ss'",
+    r"(?i)[a-zß]": r"the character 'ß' under \(\?i\)",
+    r"(?i)[\w]": r"the character 'ß' under \(\?i\)",
+    r"(?i)\x{fb01}": r"the character 'ﬁ' under \(\?i\)",
+    r"(?i)ss": r"the characters 'ss' under \(\?i\), which Oniguruma also matches as the "
+               r"one character 'ß'",
+    r"(?i)s(?:s)": r"the characters 'ss'",
+    r"(?i)S{1}s": r"the characters 'ss'",
+    r"(?i)FI": r"the characters 'fi'",
+    r"x(?i:\x{3b9}\x{308}\x{301})": "the characters '\u03b9\u0308\u0301'",
     r"\bword": r"the escape \\b",
     r"a\Z": r"the escape \\Z",
     r"\h+": r"the escape \\h",
@@ -51,7 +65,8 @@ REFUSED = {
 
 # Text mixing what the classes tell apart: letters (with marks, composed or not), digits
 # of several scripts, punctuation, symbols, every kind of space, ZWJ, CJK.
-ALPHABET = "aAzé e\u0301_-.,'!?$+€²٣५ \t\n\u00a0\u3000\u200d\u0915\u094d\u093e中ß\u2581()"
+ALPHABET = ("aAzé e\u0301_-.,'!?$+€²٣५ \t\n\u00a0\u3000\u200d\u0915\u094d\u093e中ß\u2581()"
+            "³¹¼kKs\u212aſẞİıΣσς")
 
 
 @pytest.mark.parametrize("pattern", ACCEPTED)
@@ -91,6 +106,34 @@ def test_string_patterns_split_as_hf(text, needle):
     theirs = tokenizers.pre_tokenizers.Split(needle, "isolated")
     assert Split(needle, "isolated", regex=False).pre_tokenize_str(text) == \
         theirs.pre_tokenize_str(text)
+
+
+def test_bracketed_word_class_leaves_out_latin1_digits():
+    """Oniguruma's [^\\w\\s] takes '²' (its bare \\w does too): '?²' is one word, as in HF."""
+    expected = [("?²", (0, 2))]
+    assert Split(r"\w+|[^\w\s]+", "isolated").pre_tokenize_str("?²") == expected
+    theirs = tokenizers.pre_tokenizers.Split(tokenizers.Regex(r"\w+|[^\w\s]+"), "isolated")
+    assert theirs.pre_tokenize_str("?²") == expected
+    assert Split(r"\w", "isolated").pre_tokenize_str("?²") == [("?", (0, 1)), ("²", (1, 2))]
+
+
+def test_case_insensitive_literals_take_their_probed_equals():
+    """(?i)k takes the Kelvin sign, (?i)s the long s, as Oniguruma; bare \\p{Lu} is not folded."""
+    assert Split(r"(?i)k", "removed").pre_tokenize_str("xkK\u212ay") == [("x", (0, 1)),
+                                                                        ("y", (4, 5))]
+    assert Split(r"(?i)[a-z]+", "removed").pre_tokenize_str("ſ-ß") == [("-ß", (1, 3))]
+    assert Split(r"(?i)\p{M}", "removed").pre_tokenize_str("\u0345\u03b9") == [("\u03b9", (1, 2))]
+    assert Split(r"(?i)[\p{M}]", "removed").pre_tokenize_str("\u0345\u03b9") == []
+    assert Split(r"a(?i)b|c", "removed").pre_tokenize_str("c aC") == [("c ", (0, 2))]
+
+
+def test_case_folds_are_hf_s():
+    """The probed equals hold the Kelvin sign with k; ß's several-character fold is 'ss'."""
+    assert char_tables.case_equals(ord("k")) == (ord("K"), ord("k"), 0x212A)
+    assert char_tables.case_equals(ord("-")) == (ord("-"),)
+    assert char_tables.multi_char_folds()[ord("ß")] == "ss"
+    assert ord("²") not in char_tables.bracketed_set("w") and ord("²") in char_tables.char_set(
+        "regex_w")
 
 
 def test_char_sets_are_oniguruma_s():
