@@ -1,7 +1,8 @@
 """Bottom-up learning: speed against HF's WordPieceTrainer, and how it scales with words.
 
 1. ``wp.train(files, algorithm="bottom-up", vocab_size=30000)`` on all English text of
-   ``../shared/corpora`` (counting and learning, the default score, default processes)
+   ``../shared/corpora`` (counting and learning, ``--train-score`` (default: the default
+   score), default processes)
    against HF ``tokenizers``' ``Tokenizer.train(files, WordPieceTrainer(vocab_size=30000))``
    (its default threads) on the same files, each in its own process (wall time, CPU
    time with child processes, peak RSS), best of ``--repeat`` by ``--clock`` (CPU time
@@ -10,15 +11,19 @@
    and 16x the distinct words of all English: English; English + Portuguese + the UDHR
    mix + synthetic rare words (a few letters drawn from the corpus's own letter
    frequencies, count 1 or 2) up to 4x; the same up to 16x. Learning CPU time, and its
-   growth against 1x next to the growth of distinct words.
+   growth against 1x next to the growth of distinct words. ``--python``: each score also
+   with ``WORDPIECES_BACKEND=python`` (the pure-Python merge loop), for the C loop's gain.
 
     .venv/bin/python benchmarks/learn_bottom_up.py --repeat 5
+    .venv/bin/python benchmarks/learn_bottom_up.py --train-score likelihood \
+        --scores likelihood --factors 1 --python
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import subprocess
@@ -37,11 +42,11 @@ def files_of(*folders: str) -> list[str]:
             for p in sorted((CORPORA / folder).rglob("*")) if p.is_file()]
 
 
-def train_ours(vocab_size: int) -> dict:
+def train_ours(vocab_size: int, score: str) -> dict:
     import wordpieces as wp
 
     tok = wp.train(files_of("english"), algorithm="bottom-up", vocab_size=vocab_size,
-                   flavor="huggingface", progress="none")
+                   flavor="huggingface", progress="none", score=score)
     return {"vocab": tok.get_vocab_size()}
 
 
@@ -101,7 +106,7 @@ def child(job: list[str], out: str) -> None:
     kind, *rest = job
     start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
     if kind == "ours":
-        result = train_ours(int(rest[0]))
+        result = train_ours(int(rest[0]), rest[1])
     elif kind == "hf":
         result = train_hf(int(rest[0]))
     else:
@@ -115,9 +120,10 @@ def child(job: list[str], out: str) -> None:
     Path(out).write_text(json.dumps(result), encoding="utf-8")
 
 
-def run(job: list[str], folder: str) -> dict:
+def run(job: list[str], folder: str, env: dict[str, str] | None = None) -> dict:
     out = str(Path(folder) / "result.json")
-    subprocess.run([sys.executable, __file__, "--child", out, *job], check=True)
+    subprocess.run([sys.executable, __file__, "--child", out, *job], check=True,
+                   env={**os.environ, **(env or {})})
     return json.loads(Path(out).read_text(encoding="utf-8"))
 
 
@@ -127,6 +133,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--factors", nargs="+", type=int, default=[1, 4, 16])
     parser.add_argument("--scores", nargs="+", default=list(SCORES), choices=SCORES)
+    parser.add_argument("--train-score", default="count", choices=SCORES,
+                        help="the score of wp.train in the comparison with HF (default: count)")
+    parser.add_argument("--python", action="store_true",
+                        help="scaling: each score also in the pure-Python merge loop")
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                         help="the time that picks the best run (default: cpu)")
     parser.add_argument("--skip-train", action="store_true")
@@ -144,12 +154,13 @@ def main() -> None:
 def compare_training(args, folder: str) -> None:
     """Both trainers in turn, ``--repeat`` times (interleaved: load changes hit both)."""
     key = "cpu_s" if args.clock == "cpu" else "wall_s"
-    sides = (("ours", "`wp.train(files, algorithm=\"bottom-up\")`"),
+    sides = (("ours", f"`wp.train(files, algorithm=\"bottom-up\", score=\"{args.train_score}\")`"),
              ("hf", "HF `Tokenizer.train(files, WordPieceTrainer)`"))
     runs: dict[str, list[dict]] = {side: [] for side, _ in sides}
     for _ in range(args.repeat):
         for side, _ in sides:
-            runs[side].append(run([side, str(args.vocab_size)], folder))
+            job = [side, str(args.vocab_size)] + ([args.train_score] if side == "ours" else [])
+            runs[side].append(run(job, folder))
     print(f"| all English, {args.vocab_size:,} tokens (best of {args.repeat} by {args.clock}) "
           "| CPU s | wall s | peak RSS MB | vocab |")
     print("|---|---:|---:|---:|---:|")
@@ -165,11 +176,12 @@ def scaling(args, folder: str) -> None:
           "| peak RSS MB |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     first: dict[str, dict] = {}
+    loops = [("", {})] + ([(" (Python)", {"WORDPIECES_BACKEND": "python"})] if args.python else [])
     for factor in args.factors:
-        for score in args.scores:
-            r = run(["scale", str(factor), score, str(args.vocab_size)], folder)
-            base = first.setdefault(score, r)
-            print(f"| {r['words']:,} ({factor}x) | {score} | {r['learn_cpu_s']:.2f} | "
+        for score, (label, env) in ((s, loop) for s in args.scores for loop in loops):
+            r = run(["scale", str(factor), score, str(args.vocab_size)], folder, env)
+            base = first.setdefault(score + label, r)
+            print(f"| {r['words']:,} ({factor}x) | {score}{label} | {r['learn_cpu_s']:.2f} | "
                   f"{r['learn_s']:.2f} | {r['learn_cpu_s'] / base['learn_cpu_s']:.1f} | "
                   f"{r['words'] / base['words']:.1f} | {r['peak_rss_mb']:.0f} |", flush=True)
 

@@ -7,7 +7,7 @@ sizes (so the interpreter, the code and fixed tables cancel out):
 - ``count``: ``count_words`` (one process, so every word is in this process's dict) over
   a file, peak RSS minus the RSS before the call: everything counting holds at its
   peak, its result included;
-- ``top-down``, ``bottom-up:<score>`` (``bottom-up-python:count``: the pure-Python merge
+- ``top-down``, ``bottom-up:<score>`` (``bottom-up-python:<score>``: the pure-Python merge
   loop): the learner alone (8,000 tokens) on a ``WordCounts``, peak RSS minus the RSS
   with the counts loaded: what learning adds on top of the counts it is given.
 
@@ -46,7 +46,7 @@ import tempfile
 from pathlib import Path
 
 KINDS = ("count", "top-down", "bottom-up:count", "bottom-up:likelihood", "bottom-up:pmi",
-         "bottom-up-python:count")
+         "bottom-up-python:count", "bottom-up-python:likelihood")
 DEFAULT_KINDS = ("count", "top-down", "bottom-up:count", "bottom-up:likelihood",
                  "bottom-up:pmi")
 LETTERS = "etaoinshrdlcumwfgypbvkjxqz"

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tests.shared_data import corpus_lines, shared_path
 from tests.unit.learn.merge_reference import alphabet_of, brute_force_merges
 from tests.unit.learn.test_native_merge import backend, merges_side_by_side
+from wordpieces.errors import WordpiecesError
 from wordpieces.learn.counting import count_words
 from wordpieces.learn.learners import native_merge
 from wordpieces.learn.learners.bottom_up import learn_bottom_up, merge_state
@@ -189,6 +190,21 @@ def test_likelihood_runs_in_c_by_default_and_python_on_request(monkeypatch):
     assert isinstance(state(), MergeState)
     assert isinstance(merge_state(words, "##", [], chars, min_frequency=0,
                                   criterion=Pmi), MergeState)
+
+
+@needs_native
+def test_strict_backend_refuses_to_fall_back_to_python(monkeypatch):
+    """WORDPIECES_BACKEND=native: counts the C loop cannot take are an error naming the
+    limit, not a silent run in Python; by default they run in Python."""
+    counts = {"hug": 2**53 // 3 + 1, "pug": 2}
+    monkeypatch.setenv("WORDPIECES_BACKEND", "native")
+    with pytest.raises(WordpiecesError, match=r"WORDPIECES_BACKEND=native but .*2\*\*53"):
+        learn_bottom_up(counts, 10, score="likelihood")
+    monkeypatch.setenv("WORDPIECES_BACKEND", "auto")
+    vocab = learn_bottom_up(counts, 10, special_tokens=[], score="likelihood")
+    assert {"hug", "pug"} <= set(vocab)
+    monkeypatch.setenv("WORDPIECES_BACKEND", "python")
+    assert learn_bottom_up(counts, 10, special_tokens=[], score="likelihood") == vocab
 
 
 @needs_native

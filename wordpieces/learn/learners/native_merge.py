@@ -22,7 +22,7 @@ import importlib
 import os
 from typing import Any
 
-from ...errors import MissingDependencyError
+from ...errors import MissingDependencyError, WordpiecesError
 from .common import WordList
 
 __all__ = ["NATIVE_SCORES", "native_merge_error", "NativeMergeState", "native_used_tokens"]
@@ -45,7 +45,8 @@ def native_merge_error(words, score: str = "count") -> str:
     """Why ``words`` cannot be merged natively by ``score`` ("" when they can).
 
     ``WORDPIECES_BACKEND=python`` forces Python; ``=native`` makes a missing extension
-    an error, as for encoding (``wordpieces.backend()``).
+    an error, as for encoding (``wordpieces.backend()``), and so are counts too large for
+    the C loop: the strict mode never falls back to Python silently.
     """
     choice = os.environ.get("WORDPIECES_BACKEND", "auto").strip().lower() or "auto"
     if choice == "python":
@@ -55,8 +56,14 @@ def native_merge_error(words, score: str = "count") -> str:
             raise MissingDependencyError(f"WORDPIECES_BACKEND=native but {_MISSING}; reinstall "
                                          "wordpieces where a C compiler is available")
         return _MISSING or "the merge extension is not available"
-    if sum(c * len(w) for w, c in words) >= _ROOM[score]:
-        return f"counts too large for the C loop by {score} (2**{_ROOM[score].bit_length() - 1})"
+    total = sum(c * len(w) for w, c in words)
+    if total >= _ROOM[score]:
+        reason = (f"a total of {total:,} characters is too large for the C loop by {score} "
+                  f"(below 2**{_ROOM[score].bit_length() - 1})")
+        if choice == "native":
+            raise WordpiecesError(f"WORDPIECES_BACKEND=native but {reason}; unset it to "
+                                  "learn in Python")
+        return reason
     return ""
 
 

@@ -309,6 +309,19 @@ static double ceiling(wp_likelihood *lk, int64_t own, int64_t merged) {
     return most;
 }
 
+/* A symbol's pairs are scattered over memory: ask for the next ones early, so that their
+ * cache misses overlap with the work on this one. */
+static void prefetch_pair(const wp_merger *m, const pair_list_t *list, int32_t i) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (i + 8 < list->n) {
+        __builtin_prefetch(&m->pairs[list->items[i + 8]]);
+        __builtin_prefetch(&m->lk->pairs[list->items[i + 8]]);
+    }
+#else
+    (void)m, (void)list, (void)i;
+#endif
+}
+
 /* MergeState._push_above: push the pairs of `symbol` scoring `cut` or more (has_cut: 0,
  * none) and defer the symbol with the best score of the others. Dead pairs leave its list. */
 static int push_above(wp_merger *m, int32_t symbol, int has_cut, double cut) {
@@ -325,6 +338,7 @@ static int push_above(wp_merger *m, int32_t symbol, int has_cut, double cut) {
     for (int32_t i = 0; i < list->n; i++) {
         int32_t p = list->items[i];
         const pair_t *pair = &m->pairs[p];
+        prefetch_pair(m, list, i);
         if (pair->count == 0) {
             lk->pairs[p].listed &= (uint8_t)~(pair->u == symbol ? LISTED_U : LISTED_V);
             continue;
