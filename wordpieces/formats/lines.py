@@ -6,6 +6,15 @@ distributed ``encode`` all read their input here, so a file reads the same every
 - ``"-"`` is standard input (read as bytes, named ``<stdin>`` in errors);
 - ``.gz``, ``.bz2`` and ``.xz`` files are decompressed; ``scheme://`` URLs are opened
   with ``fsspec`` (an optional dependency: ``fsspec_module`` explains how to get it);
+- decompression is bounded (``inflate_limit``): a local file read line by line may
+  inflate to ``INFLATE_RATIO`` (100) times its stored size, or ``INFLATE_FLOOR``
+  (256 MiB) if that is more; a file read whole (``read_bytes``: a ``vocab.txt``) to
+  ``WHOLE_FILE_LIMIT`` (256 MiB, 25 times the largest known vocabulary). Past the limit
+  the read stops with a ``FormatError`` naming the file and the limit, so a small
+  compression bomb costs neither hours nor all the memory. The environment variable
+  ``WORDPIECES_MAX_INFLATE`` (bytes; ``0``: no limit) replaces both limits for a corpus
+  that really is that repetitive. A truncated or corrupt compressed file (a URL's too)
+  is a ``FormatError`` naming the file, never a bare ``EOFError``;
 - a UTF-8 byte-order mark at the start of the file is dropped;
 - only ``\n`` ends a line, and a ``\r`` just before it goes with it; a lone ``\r``, a
   form feed or U+2028 stays inside its line, and so does the ``\r`` of a last line
@@ -21,7 +30,8 @@ pipe is answered line by line as it arrives.
 
 Not handled here: encodings other than UTF-8; finding files (globs, directories, URL
 patterns: ``learn.sources.resolve_paths``, which every reader calls first); byte ranges
-of compressed files or of standard input (read whole).
+of compressed files or of standard input (read whole); an inflate limit for URLs (their
+stored size is not asked for: only corrupt data is named).
 """
 
 from __future__ import annotations
@@ -31,12 +41,36 @@ import os
 import sys
 from collections.abc import Iterator
 
-from ..errors import FormatError, MissingDependencyError
+from ..errors import FormatError, MissingDependencyError, describe_error
 
 STDIN = "-"
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
 READ_SIZE = 1 << 20
 BOM = b"\xef\xbb\xbf"
+INFLATE_RATIO = 100
+"""A compressed file read line by line inflates to at most this many times its size."""
+INFLATE_FLOOR = 256 << 20
+"""... or to this many bytes, if that is more (small files of repeated lines)."""
+WHOLE_FILE_LIMIT = 256 << 20
+"""A compressed file read whole (``read_bytes``) inflates to at most this many bytes."""
+MAX_INFLATE_ENV = "WORDPIECES_MAX_INFLATE"
+
+
+def inflate_limit(stored_size: int, *, whole: bool) -> int | None:
+    """The most bytes a compressed file of ``stored_size`` bytes may inflate to (None: any).
+
+    ``whole``: the file is read into memory at once (``read_bytes``), not line by line.
+    ``WORDPIECES_MAX_INFLATE`` (bytes, 0 for no limit) replaces the rule.
+    """
+    configured = os.environ.get(MAX_INFLATE_ENV, "").strip()
+    if configured:
+        if not configured.isdigit():
+            raise ValueError(f"{MAX_INFLATE_ENV} must be a number of bytes (0: no limit), "
+                             f"got {configured!r}")
+        return int(configured) or None
+    if whole:
+        return WHOLE_FILE_LIMIT
+    return max(INFLATE_FLOOR, INFLATE_RATIO * stored_size)
 
 
 def compression_of(path: str) -> str | None:
@@ -91,7 +125,7 @@ class TextLines:
 
     def __iter__(self) -> Iterator[str]:
         self.bytes_read = 0
-        with _open(self.path, self.compression) as (stream, raw):
+        with _open(self.path, self.compression, whole=False) as (stream, raw):
             pos = _seek_first_line(stream, self.start)
             lines_before = 0 if pos == 0 else None  # known when reading from the start
             for data, offset in _chunks(stream, pos, self.end):
@@ -113,7 +147,7 @@ class TextLines:
 
     def _newlines_before(self, offset: int) -> int:
         """Line ends before byte ``offset`` (read again, only to report an error)."""
-        with _open(self.path, self.compression) as (stream, _):
+        with _open(self.path, self.compression, whole=False) as (stream, _):
             return stream.read(offset).count(b"\n")
 
 
@@ -145,11 +179,12 @@ def read_bytes(path: str | os.PathLike) -> bytes:
     """Return the whole stored content of ``path``, decompressed (a URL or ``"-"`` too).
 
     For files parsed whole rather than line by line (a ``vocab.txt``), so that they are
-    found and decompressed as every text input is.
+    found and decompressed as every text input is; decompressed, at most
+    ``WHOLE_FILE_LIMIT`` bytes (``inflate_limit``).
     """
     path = os.fspath(path)
     compression = None if path == STDIN else compression_of(path)
-    with _open(path, compression) as (stream, _):
+    with _open(path, compression, whole=True) as (stream, _):
         return stream.read()
 
 
@@ -172,22 +207,28 @@ def split_lines(text: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def _open(path: str, compression: str | None):
-    """Yield (stream of the file's bytes, the stored file under it or None)."""
+def _open(path: str, compression: str | None, *, whole: bool):
+    """Yield (stream of the file's bytes, the stored file under it or None).
+
+    A decompressed stream is an ``Inflated``: bounded by ``inflate_limit`` (``whole``:
+    read at once), its corrupt data named.
+    """
     if path == STDIN:
         yield sys.stdin.buffer, None
         return
     if "://" in path:
         fsspec = fsspec_module(path)
         with fsspec.open(path, "rb", compression=compression) as stream:
-            yield stream, None
+            yield (stream if compression is None
+                   else Inflated(stream, path, compression, None)), None
         return
     with open(path, "rb") as raw:
         if compression is None:
             yield raw, raw
             return
+        limit = inflate_limit(os.fstat(raw.fileno()).st_size, whole=whole)
         with _decompressor(compression, raw) as stream:
-            yield stream, raw
+            yield Inflated(stream, path, compression, limit), raw
 
 
 def _decompressor(compression: str, raw):
@@ -199,6 +240,56 @@ def _decompressor(compression: str, raw):
         return bz2.BZ2File(raw, "rb")
     import lzma
     return lzma.LZMAFile(raw, "rb")
+
+
+def _corrupt_data_errors() -> tuple[type[BaseException], ...]:
+    """What the stdlib decompressors raise on truncated or corrupt input."""
+    import lzma
+    import zlib
+    # EOFError: cut short; OSError: gzip.BadGzipFile, bz2's "Invalid data stream"
+    return (EOFError, OSError, zlib.error, lzma.LZMAError)
+
+
+class Inflated:
+    """A decompressed stream that stops at ``limit`` bytes and names its file when the
+    compressed data is truncated or corrupt (``FormatError``)."""
+
+    def __init__(self, stream, path: str, compression: str, limit: int | None):
+        self.stream, self.path, self.compression, self.limit = stream, path, compression, limit
+        self.inflated = 0
+        self._errors = _corrupt_data_errors()
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0:  # everything: in pieces, so the limit holds
+            return b"".join(iter(lambda: self.read(READ_SIZE), b""))
+        return self._counted(self.stream.read, self._bounded(size))
+
+    def read1(self, size: int = -1) -> bytes:
+        return self._counted(self.stream.read1, self._bounded(READ_SIZE if size < 0 else size))
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._counted(self.stream.readline, self._bounded(size))
+
+    def _bounded(self, size: int) -> int:
+        """``size``, cut to one byte past the limit (the byte that proves it exceeded)."""
+        if self.limit is None:
+            return size
+        room = self.limit - self.inflated + 1
+        return room if size < 0 else min(size, room)
+
+    def _counted(self, read, size: int) -> bytes:
+        try:
+            data = read(size)
+        except self._errors as e:
+            raise FormatError(f"{self.path}: truncated or corrupt {self.compression} data "
+                              f"({describe_error(e)})") from None
+        self.inflated += len(data)
+        if self.limit is not None and self.inflated > self.limit:
+            raise FormatError(
+                f"{self.path}: decompresses to more than {self.limit:,} bytes, the limit "
+                f"for this file (a compression bomb?); set {MAX_INFLATE_ENV} to a larger "
+                "number of bytes (0: no limit) if the file is meant to")
+        return data
 
 
 def _stored_position(raw, position: int) -> int:
