@@ -14,6 +14,16 @@ truncation ``max_length``, ``stride``          2**24 tokens     ``check_size``
 a learner's ``vocab_size``                     reserved+1 ..    ``check_size``
                                                2**24
 a count in a counts file                       19 digits        ``learn.counting``
+a count in a checkpoint block                  19 digits        ``learn.count_lines``
+a file's padding ``pad_id``, ``pad_type_id``,  2**31 - 1        ``check_size``
+template ``type_id``
+``model_max_length`` (tokenizer_config.json)   2**24 tokens,    ``formats.transformers_``
+                                               or >= 10**18:    ``config``
+                                               no limit
+nesting of JSON arrays and objects in a file   64 levels        ``formats.strict_json``
+nesting of stage ``Sequence`` blocks           16 levels        ``formats.stage_json``
+a compressed input, decompressed               100 x its size   ``formats.lines``
+                                               (>= 256 MiB)
 =============================================  ===============  =========================
 
 Every message is non-empty (``describe_error``; a bare ``MemoryError`` included).
@@ -101,6 +111,11 @@ text is no limit; the cap keeps the value inside the native code's integers."""
 
 MAX_VOCAB_SIZE = 1 << 24
 """A learner's ``vocab_size`` (16,777,216 tokens, 50 times BERT's largest)."""
+
+MAX_TOKEN_ID = (1 << 31) - 1
+"""An id or type id a file sets (``pad_id``, ``pad_type_id``, a template's ``type_id``):
+what an int32 array holds, so that both backends return the same value (a larger one
+overflowed the native path and came back whole from the Python one)."""
 
 def check_size(value, *, field: str, cap: int, minimum: int = 0,
                optional: bool = False):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..errors import VocabError
+from ..errors import MAX_TOKEN_ID, VocabError, check_size
 from ..pipeline import decoders, edit_normalizers, extra_processors, models, normalizers
 from ..pipeline import pre_tokenizers as pre
 from ..pipeline.processors import BertProcessing, Piece, SpecialTokenSpec, TemplateProcessing
@@ -110,6 +110,28 @@ def _vocab_from(node: Node, vocab_tokens: list[str] | None) -> Vocab:
 
 # ---------------------------------------------------------------- shared fields
 
+MAX_SEQUENCE_NESTING = 16
+"""A ``Sequence`` stage inside ``Sequence`` stages: at most this many levels (HF files
+use one or two); deeper is refused by path before anything recursive walks it."""
+
+
+def _sequence(node: Node, key: str) -> list[Node]:
+    """The child blocks of a ``Sequence`` at ``node`` (key ``key``), its nesting bounded."""
+    depth = node.path.count(f".{key}[") + 1  # this Sequence's level among Sequences
+    if depth > MAX_SEQUENCE_NESTING:
+        node.fail(f"Sequence stages nested {depth} deep (at most {MAX_SEQUENCE_NESTING})")
+    return list(node.child(key).elements())
+
+
+def token_id(node: Node, key: str, *, default: int) -> int:
+    """An id or type id at ``key``: an integer in 0 .. ``MAX_TOKEN_ID`` (int32), else named."""
+    value = node.get(key, "a non-negative integer", default=default)
+    try:
+        return check_size(value, field="an id or type id", cap=MAX_TOKEN_ID)
+    except ValueError as e:
+        node.fail(str(e), node.child_path(key))
+
+
 
 def _pattern(node: Node) -> tuple[str, bool]:
     """An HF pattern block: ``{"String": s}`` or ``{"Regex": r}`` -> (text, is_regex)."""
@@ -178,7 +200,7 @@ NORMALIZERS: dict[str, Callable[[Node, str], object]] = {
     "Replace": _replace_normalizer,
     "Prepend": lambda node, flavor: edit_normalizers.Prepend(node.get("prepend", "a string")),
     "Sequence": lambda node, flavor: normalizers.Sequence(
-        [normalizer_from(n, flavor) for n in node.child("normalizers").elements()]),
+        [normalizer_from(n, flavor) for n in _sequence(node, "normalizers")]),
 }
 
 
@@ -215,7 +237,7 @@ PRE_TOKENIZERS: dict[str, Callable[[Node, str], object]] = {
         _char(node, "replacement", "\u2581"), _prepend_scheme(node),
         node.get("split", "a boolean", default=True)),
     "Sequence": lambda node, flavor: pre.Sequence(
-        [pre_tokenizer_from(n, flavor) for n in node.child("pretokenizers").elements()]),
+        [pre_tokenizer_from(n, flavor) for n in _sequence(node, "pretokenizers")]),
 }
 
 
@@ -231,9 +253,8 @@ def pre_tokenizer_from(node: Node, flavor: str):
 
 def _template(node: Node):
     specs = [_special_spec(name, spec) for name, spec in node.child("special_tokens").members()]
-    return _built(node, lambda: TemplateProcessing(_pieces(node.child("single")),
-                                                   _pieces(node.child("pair")),
-                                                   special_tokens=specs))
+    single, pair = _pieces(node.child("single")), _pieces(node.child("pair"))
+    return _built(node, lambda: TemplateProcessing(single, pair, special_tokens=specs))
 
 
 PROCESSORS: dict[str, Callable[[Node], object]] = {
@@ -245,7 +266,7 @@ PROCESSORS: dict[str, Callable[[Node], object]] = {
         trim_offsets=node.get("trim_offsets", "a boolean", default=True),
         add_prefix_space=node.get("add_prefix_space", "a boolean", default=True)),
     "Sequence": lambda node: extra_processors.ProcessorSequence(
-        [processor_from(n) for n in node.child("processors").elements()]),
+        [processor_from(n) for n in _sequence(node, "processors")]),
 }
 
 
@@ -294,8 +315,7 @@ def _pieces(node: Node) -> list[Piece]:
         name = body.get("id", "a string")
         if key == "Sequence" and name not in ("A", "B"):
             body.fail(f"a sequence id is 'A' or 'B', got {name!r}", body.path + ".id")
-        pieces.append(Piece(name, body.get("type_id", "a non-negative integer", default=0),
-                            key == "Sequence"))
+        pieces.append(Piece(name, token_id(body, "type_id", default=0), key == "Sequence"))
     return pieces
 
 
@@ -321,7 +341,7 @@ DECODERS: dict[str, Callable[[Node], object]] = {
         _char(node, "content", " "), node.get("start", "a non-negative integer", default=0),
         node.get("stop", "a non-negative integer", default=0)),
     "Sequence": lambda node: decoders.DecoderSequence(
-        [_chain_decoder(n) for n in node.child("decoders").elements()]),
+        [_chain_decoder(n) for n in _sequence(node, "decoders")]),
 }
 
 

@@ -40,6 +40,7 @@ from .stage_json import (
     pre_tokenizer_from,
     processor_from,
     processor_id_nodes,
+    token_id,
 )
 from .strict_json import Node, parse_json, read_bytes
 from .transformers_config import (
@@ -331,7 +332,7 @@ def padding_from(node: Node) -> PaddingParams | None:
         node.fail(f"pad_to_multiple_of {multiple} is larger than {MAX_PAD_LENGTH}",
                   node.path + ".pad_to_multiple_of")
     return PaddingParams(direction=node.choice("direction", _DIRECTIONS, default="right"),
-                         pad_id=node.get("pad_id", "a non-negative integer", default=0),
-                         pad_type_id=node.get("pad_type_id", "a non-negative integer", default=0),
+                         pad_id=token_id(node, "pad_id", default=0),
+                         pad_type_id=token_id(node, "pad_type_id", default=0),
                          pad_token=node.get("pad_token", "a string", default="[PAD]"),
                          length=length, pad_to_multiple_of=multiple)
