@@ -97,9 +97,14 @@ def parse_vocab_lines(raw: bytes, source: str = "<vocab>") -> list[str]:
     it), except on a line of whitespace only, which is that token (as transformers
     reads it); a byte-order mark stays part of the first token (BERT, HF and
     transformers all keep it); one blank last line is the empty token, as in all three. Stricter
-    than they are: duplicates, an empty line inside the file and bytes that are not
-    UTF-8 are errors, since they would silently give other ids than the model's.
+    than they are: duplicates, an empty line inside the file, bytes that are not UTF-8
+    and line ends of a lone ``\r`` (the whole file one token) are errors, since they
+    would silently give other ids than the model's.
     """
+    if b"\r" in raw and b"\n" not in raw:
+        raise VocabError(f"{source}: its lines end with a carriage return only (old Mac line "
+                         "ends): BERT and Hugging Face end lines at \\n, so they would read one "
+                         "token; convert the line ends to \\n (or \\r\\n)")
     lines = raw.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()  # the final newline

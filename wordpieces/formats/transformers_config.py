@@ -23,8 +23,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import FormatError
+from ..errors import MAX_SEQUENCE_LENGTH, FormatError
 from ..pipeline import models
+from ..pipeline.added_tokens import AddedToken
 from .strict_json import Node, parse_json, read_bytes
 
 TOKENIZER_CONFIG_JSON = "tokenizer_config.json"
@@ -50,12 +51,15 @@ class TransformersConfig:
     ``model_max_length`` None: no limit. A side None follows ``tokenizer.json``'s padding
     (truncation) direction, else right. ``special_tokens`` None: ``special_tokens_of``'s
     defaults; else the roles given, as ``(name, token)`` pairs (a missing role: none).
+    ``additional_special_tokens``: the file's list of that name (special tokens with no
+    role), added to the tokenizer as special tokens when it is read (``with_config_file``).
     """
 
     model_max_length: int | None = None
     padding_side: str | None = None
     truncation_side: str | None = None
     special_tokens: tuple[tuple[str, str], ...] | None = None
+    additional_special_tokens: tuple[str, ...] = ()
 
     def __post_init__(self):
         limit = self.model_max_length
@@ -140,6 +144,8 @@ def config_dict(config: TransformersConfig, roles: dict[str, str],
     out["padding_side"] = padding_side
     out["truncation_side"] = truncation_side
     out.update(roles)
+    if config.additional_special_tokens:
+        out["additional_special_tokens"] = list(config.additional_special_tokens)
     return out
 
 
@@ -149,16 +155,20 @@ def config_files(config: TransformersConfig, roles: dict[str, str], padding_side
     def text(data: dict) -> str:
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
+    extra = ({"additional_special_tokens": list(config.additional_special_tokens)}
+             if config.additional_special_tokens else {})
     return {TOKENIZER_CONFIG_JSON: text(config_dict(config, roles, padding_side,
                                                     truncation_side)),
-            SPECIAL_TOKENS_MAP_JSON: text(roles)}
+            SPECIAL_TOKENS_MAP_JSON: text({**roles, **extra})}
 
 
 def config_json(config: TransformersConfig) -> dict[str, Any]:
     """The settings as ``wordpieces.json`` keeps them (a bundle ``.zip`` has no config file)."""
     roles = None if config.special_tokens is None else dict(config.special_tokens)
+    extra = ({"additional_special_tokens": list(config.additional_special_tokens)}
+             if config.additional_special_tokens else {})  # older readers: key absent
     return {"model_max_length": config.model_max_length, "padding_side": config.padding_side,
-            "truncation_side": config.truncation_side, "special_tokens": roles}
+            "truncation_side": config.truncation_side, "special_tokens": roles, **extra}
 
 
 # ---------------------------------------------------------------- reading
@@ -169,7 +179,8 @@ def config_from_json(node: Node) -> TransformersConfig:
     node.expect("an object")
     roles = node.child("special_tokens", default=None)
     return _config(node, "model_max_length",
-                   None if roles.value is None else _roles(roles, SPECIAL_TOKEN_NAMES))
+                   None if roles.value is None else _roles(roles, SPECIAL_TOKEN_NAMES),
+                   _additional(node))
 
 
 def read_config(directory: str) -> tuple[TransformersConfig, dict[str, Any]] | None:
@@ -184,14 +195,16 @@ def read_config(directory: str) -> tuple[TransformersConfig, dict[str, Any]] | N
     node = Node(parse_json(read_bytes(path), path), path)
     node.expect("an object")
     roles = _roles(node, SPECIAL_TOKEN_NAMES)
+    additional = _additional(node)
     map_path = os.path.join(directory, SPECIAL_TOKENS_MAP_JSON)
     if os.path.isfile(map_path):  # older saves keep the roles only here
         mapped = Node(parse_json(read_bytes(map_path), map_path), map_path)
         mapped.expect("an object")
         roles = {**_roles(mapped, SPECIAL_TOKEN_NAMES), **roles}
+        additional = additional or _additional(mapped)
     ordered = {k: roles[k] for k in SPECIAL_TOKEN_NAMES if k in roles}
     # no role named anywhere: infer them (special_tokens_of) rather than have none
-    return _config(node, "model_max_length", ordered or None), node.value
+    return _config(node, "model_max_length", ordered or None, additional), node.value
 
 
 def with_config_file(parts, path: str | os.PathLike):
@@ -199,7 +212,21 @@ def with_config_file(parts, path: str | os.PathLike):
     beside ``path`` (a ``tokenizer.json`` or its directory), if there is one."""
     path = os.fspath(path)
     read = read_config(path if os.path.isdir(path) else os.path.dirname(path) or ".")
-    return parts if read is None else dataclasses.replace(parts, transformers=read[0])
+    if read is None:
+        return parts
+    config = read[0]
+    return dataclasses.replace(parts, transformers=config,
+                               added_tokens=with_additional(parts.added_tokens, config))
+
+
+def with_additional(added: tuple[AddedToken, ...],
+                    config: TransformersConfig) -> tuple[AddedToken, ...]:
+    """``added`` plus the config's ``additional_special_tokens`` not among them, as special
+    tokens (an id is given when the tokenizer is built), as transformers adds them."""
+    known = {token.content for token in added}
+    extra = [AddedToken(t, special=True) for t in dict.fromkeys(
+        config.additional_special_tokens) if t not in known]
+    return added + tuple(extra)
 
 
 def slow_options(raw: dict[str, Any], config: TransformersConfig) -> dict[str, Any]:
@@ -219,24 +246,56 @@ def slow_options(raw: dict[str, Any], config: TransformersConfig) -> dict[str, A
     return options
 
 
-def _config(node: Node, limit_key: str, roles: dict[str, str] | None) -> TransformersConfig:
+def _config(node: Node, limit_key: str, roles: dict[str, str] | None,
+            additional: tuple[str, ...] = ()) -> TransformersConfig:
     sides = {s: s for s in SIDES}
     return TransformersConfig(
         model_max_length=_limit(node.child(limit_key, default=None)),
         padding_side=node.choice("padding_side", sides, default=None),
         truncation_side=node.choice("truncation_side", sides, default=None),
-        special_tokens=None if roles is None else tuple(roles.items()))
+        special_tokens=None if roles is None else tuple(roles.items()),
+        additional_special_tokens=additional)
 
 
 def _limit(node: Node) -> int | None:
-    """A maximum length; null or transformers' huge "no limit" value reads as None."""
+    """A maximum length; null or transformers' huge "no limit" value reads as None.
+
+    Between ``MAX_SEQUENCE_LENGTH`` (2**24, truncation's cap) and ``NO_LIMIT_FROM``
+    (10**18) a value is refused here, naming the file and field: it would load and then
+    fail the first ``tok(x, truncation=True)``.
+    """
     value = node.value
     if value is None:
         return None
     if isinstance(value, float) and value >= NO_LIMIT_FROM:
         return None
     value = node.expect("a non-negative integer")
-    return None if value >= NO_LIMIT_FROM else value
+    if value >= NO_LIMIT_FROM:
+        return None
+    if value > MAX_SEQUENCE_LENGTH:
+        node.fail(f"{value:,} is larger than {MAX_SEQUENCE_LENGTH:,}, the longest input "
+                  f"truncation takes (for no limit, write transformers' {NO_LIMIT} or null)")
+    return value
+
+
+def _additional(node: Node) -> tuple[str, ...]:
+    """A config's ``additional_special_tokens`` (transformers 5: ``extra_special_tokens``,
+    a list, or an object of named tokens): strings or AddedToken objects."""
+    listed = node.child("additional_special_tokens", default=None)
+    if listed.value is None:
+        listed = node.child("extra_special_tokens", default=None)
+    if listed.value is None:
+        return ()
+    if isinstance(listed.value, dict):  # transformers 5: {"name": token, ...}
+        return tuple(_token_content(child) for _, child in listed.members())
+    return tuple(_token_content(element) for element in listed.elements())
+
+
+def _token_content(node: Node) -> str:
+    """A token as a config holds it: a string, or an AddedToken object's ``content``."""
+    if isinstance(node.value, dict):
+        return node.get("content", "a string")
+    return node.expect("a string")
 
 
 def _roles(node: Node, names: tuple[str, ...]) -> dict[str, str]:
@@ -244,12 +303,8 @@ def _roles(node: Node, names: tuple[str, ...]) -> dict[str, str]:
     roles = {}
     for name in names:
         child = node.child(name, default=None)
-        if child.value is None:
-            continue
-        if isinstance(child.value, dict):
-            roles[name] = child.get("content", "a string")
-        else:
-            roles[name] = child.expect("a string")
+        if child.value is not None:
+            roles[name] = _token_content(child)
     return roles
 
 
