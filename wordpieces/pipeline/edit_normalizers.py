@@ -4,15 +4,22 @@ Each reproduces HF ``tokenizers``' change stream, so offsets into the original t
 HF's: characters ``Strip`` removes leave no trace, ``Replace``'s content is aligned to
 the *last* character of what it replaced, ``Prepend``'s text to the first character.
 
+Each runs in one pass over the text, its alignments built in the same pass; ``Replace``
+and ``Prepend`` refuse to grow a text past the cap of ``growth`` (checked before they
+build it).
+
 Not handled here: the character-mapping and Unicode normalizers (``normalizers``),
 patterns (``patterns``: ``Replace`` takes a literal string or a regex of its subset).
 """
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from .char_tables import is_white_space
+from .growth import check_growth
 from .normalizers import NormalizedString, NormalizerBase
-from .patterns import Matcher
+from .patterns import Matcher, Pieces
 
 
 class Strip(NormalizerBase):
@@ -31,11 +38,7 @@ class Strip(NormalizerBase):
         trail = _run_length(text[::-1], self.right)
         if not lead and not trail:
             return ns
-        if lead + trail >= len(text):
-            return ns.apply_changes([], initial_offset=len(text))
-        kept = text[lead:len(text) - trail]
-        changes = [(ch, 0) for ch in kept[:-1]] + [(kept[-1], -trail)]
-        return ns.apply_changes(changes, initial_offset=lead)
+        return ns.slice(lead, max(lead, len(text) - trail))  # HF: removed chars leave no trace
 
     def to_config(self) -> dict:
         return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
@@ -69,20 +72,38 @@ class Replace(NormalizerBase):
         self.content = content
 
     def normalize_string(self, ns: NormalizedString) -> NormalizedString:
-        shift = 0
-        content_changes = [(ch, 1) for ch in self.content]
-        for start, end, is_match in self.matcher.pieces(ns.normalized):
-            if is_match:
-                ns = ns.apply_changes(content_changes, initial_offset=end - start,
-                                      start=start + shift, end=end + shift)
-                shift += len(self.content) - (end - start)
-        return ns
+        pieces = self.matcher.pieces(ns.normalized)
+        removed = [end - start for start, end, is_match in pieces if is_match]
+        if not removed:
+            return ns
+        grown = len(ns.normalized) + len(self.content) * len(removed) - sum(removed)
+        check_growth(grown, len(ns.original), self)
+        return _replaced(ns, pieces, self.content)
 
     def to_config(self) -> dict:
         return {"type": "Replace", "pattern": self.matcher.to_config(), "content": self.content}
 
     def __repr__(self) -> str:
         return f"Replace({self.matcher!r}, content={self.content!r})"
+
+
+def _replaced(ns: NormalizedString, pieces: Pieces, content: str) -> NormalizedString:
+    """``ns`` with each matched piece replaced by ``content``, in one pass.
+
+    HF aligns every character of ``content`` to the last character of the match it
+    replaces (its change stream: the match removed, then ``content`` inserted after it).
+    """
+    text, aligns = ns.normalized, ns.alignments
+    parts: list[str] = []
+    new_aligns: list[tuple[int, int]] = []
+    for start, end, is_match in pieces:
+        if is_match:
+            parts.append(content)
+            new_aligns.extend(repeat(aligns[end - 1], len(content)))
+        else:
+            parts.append(text[start:end])
+            new_aligns.extend(aligns[start:end])
+    return NormalizedString(ns.original, "".join(parts), tuple(new_aligns))
 
 
 class Prepend(NormalizerBase):
@@ -98,6 +119,7 @@ class Prepend(NormalizerBase):
     def normalize_string(self, ns: NormalizedString) -> NormalizedString:
         if not ns.normalized:
             return ns
+        check_growth(len(ns.normalized) + len(self.prepend), len(ns.original), self)
         changes = [(ch, 1 if i else 0) for i, ch in enumerate(self.prepend)]
         changes.append((ns.normalized[0], 1))
         return ns.apply_changes(changes, start=0, end=1)
