@@ -20,9 +20,8 @@ from dataclasses import dataclass, field, replace
 
 Segment = tuple[int, int, "int | None"]  # (start, end, added token id or None)
 
-_WORD_AT_END = re.compile(r"\w\Z")
-_WORD_AT_START = re.compile(r"\w")
-_SPACES_AT_END = re.compile(r"\s*\Z")
+_WORD_CHAR = re.compile(r"\w")
+_SPACE_CHAR = re.compile(r"\s")
 _SPACES_AT_START = re.compile(r"\s*")
 
 
@@ -54,6 +53,10 @@ class AddedToken:
         if self.normalized is None:  # frozen: set the resolved default once, here
             object.__setattr__(self, "normalized", not self.special)
             object.__setattr__(self, "normalized_given", False)
+
+    def __str__(self) -> str:
+        """The token's content, as HF's ``str(AddedToken(...))`` gives."""
+        return self.content
 
     def as_special(self) -> AddedToken:
         """This token made special (HF ``add_special_tokens``): normalized only if asked."""
@@ -180,14 +183,21 @@ class _Matcher:
 
 def _stretch(text: str, start: int, stop: int, token: AddedToken,
              pos: int) -> tuple[int, int] | None:
-    """Apply ``single_word`` (None: rejected), ``lstrip`` and ``rstrip`` to one match."""
+    """Apply ``single_word`` (None: rejected), ``lstrip`` and ``rstrip`` to one match.
+
+    Each looks only at the characters beside the match (``lstrip`` walks back no
+    further than ``pos``, the end of the previous segment), so one scan of the text
+    finds every match: no search from the text's start per match.
+    """
     if token.single_word:
-        glued_left = start > 0 and _WORD_AT_END.search(text, 0, start) is not None
-        glued_right = stop < len(text) and _WORD_AT_START.match(text, stop) is not None
+        glued_left = start > 0 and _WORD_CHAR.match(text, start - 1) is not None
+        glued_right = stop < len(text) and _WORD_CHAR.match(text, stop) is not None
         if glued_left or glued_right:
             return None
     if token.lstrip:
-        start = max(_SPACES_AT_END.search(text, 0, start).start(), pos)  # type: ignore[union-attr]
+        while start > pos and _SPACE_CHAR.match(text, start - 1) is not None:
+            start -= 1
+        start = max(start, pos)  # a match inside what the previous one swallowed
     if token.rstrip:
         stop = _SPACES_AT_START.match(text, stop).end()  # type: ignore[union-attr]
     return start, stop
