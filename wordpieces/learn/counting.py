@@ -270,7 +270,8 @@ class WordCounts(Mapping):
             try:
                 return _parse_counts(path, f)
             except UnicodeDecodeError as e:
-                raise FormatError(f"{path}: not valid UTF-8 ({e.reason})") from None
+                raise FormatError(f"{path}:{_first_undecodable_line(path)}: not valid UTF-8 "
+                                  f"({e.reason})") from None
 
 
 def _parse_counts(path: str, lines: Iterable[str]) -> WordCounts:
@@ -293,6 +294,18 @@ def _parse_counts(path: str, lines: Iterable[str]) -> WordCounts:
                               f"{first_seen[word]}")
         counts[word], first_seen[word] = count, number
     return WordCounts(counts, pipeline=pipeline)
+
+
+def _first_undecodable_line(path: str) -> int | str:
+    """The number of the first line of ``path`` that is not UTF-8 (read again, for the
+    error only: the text reader does not say where in the file it failed)."""
+    with open(path, "rb") as f:
+        for number, line in enumerate(f, 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                return number
+    return "?"
 
 
 def _parse_header(path: str, line: str) -> tuple[bool, dict | None]:

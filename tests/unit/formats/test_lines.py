@@ -214,3 +214,35 @@ def test_read_bytes_gives_the_stored_text_decompressed(tmp_path, suffix):
     path = tmp_path / f"f.txt{suffix}"
     path.write_bytes(compress(data))
     assert lines_module.read_bytes(path) == data
+
+
+# ---------------------------------------------------------------- inflate limits
+
+
+def test_inflate_limit_is_a_multiple_of_the_stored_size_with_a_floor(monkeypatch):
+    from wordpieces.formats.lines import (
+        INFLATE_FLOOR,
+        INFLATE_RATIO,
+        WHOLE_FILE_LIMIT,
+        inflate_limit,
+    )
+    monkeypatch.delenv("WORDPIECES_MAX_INFLATE", raising=False)
+    assert inflate_limit(1000, whole=False) == INFLATE_FLOOR
+    assert inflate_limit(10 << 20, whole=False) == INFLATE_RATIO * (10 << 20)
+    assert inflate_limit(10 << 20, whole=True) == WHOLE_FILE_LIMIT
+    monkeypatch.setenv("WORDPIECES_MAX_INFLATE", "0")
+    assert inflate_limit(10, whole=True) is None
+    monkeypatch.setenv("WORDPIECES_MAX_INFLATE", "lots")
+    with pytest.raises(ValueError, match="WORDPIECES_MAX_INFLATE must be a number of bytes"):
+        inflate_limit(10, whole=True)
+
+
+def test_a_whole_read_stops_one_byte_past_the_limit(tmp_path, monkeypatch):
+    from wordpieces.formats.lines import read_bytes
+    path = tmp_path / "v.txt.gz"
+    path.write_bytes(gzip.compress(b"a\n" * 1000))
+    monkeypatch.setenv("WORDPIECES_MAX_INFLATE", "2000")
+    assert read_bytes(path) == b"a\n" * 1000  # exactly at the limit
+    monkeypatch.setenv("WORDPIECES_MAX_INFLATE", "1999")
+    with pytest.raises(FormatError, match=r"v\.txt\.gz: decompresses to more than 1,999"):
+        read_bytes(path)

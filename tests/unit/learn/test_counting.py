@@ -344,3 +344,17 @@ def test_iteration_and_most_common_are_canonical():
     wc = WordCounts([("b", 2), ("a", 2), ("c", 5), ("a", 1)])
     assert list(wc) == ["c", "a", "b"] and wc["a"] == 3
     assert wc.most_common(2) == [("c", 5), ("a", 3)] and wc.total() == 10
+
+
+def test_a_counts_file_with_bad_utf8_names_the_line(tmp_path):
+    path = tmp_path / "c.tsv"
+    path.write_bytes(b"hello\t1\nwor\xffld\t2\n")
+    with pytest.raises(FormatError, match=r"c\.tsv:2: not valid UTF-8"):
+        WordCounts.load(path)
+
+
+def test_a_counts_header_nested_too_deeply_is_a_foreign_comment(tmp_path):
+    path = tmp_path / "c.tsv"
+    path.write_text("# " + "[" * 100000 + "\nhello\t3\n", encoding="utf-8")
+    loaded = WordCounts.load(path)
+    assert dict(loaded) == {"hello": 3} and loaded.fingerprint is None
