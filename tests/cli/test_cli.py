@@ -313,7 +313,7 @@ def test_explain_says_why_a_word_is_unknown():
 def test_explain_colours_pieces_on_request():
     """--color always paints word-start and continuation pieces differently."""
     out = ok("explain", "-t", vocab(), "--color", "always", "--no-steps", "unaffable").out
-    start, cont, reset = "\x1b[36m", "\x1b[33m", "\x1b[0m"
+    start, cont, reset = "\x1b[38;5;214m", "\x1b[38;5;75m", "\x1b[0m"  # amber, blue
     assert f"{start}una{reset} {cont}##ffa{reset} {cont}##ble{reset}" in out
     assert "\x1b" not in ok("explain", "-t", vocab(), "--no-steps", "unaffable").out
 

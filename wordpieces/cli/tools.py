@@ -52,8 +52,10 @@ examples:
   wordpieces inspect -t my-tok/ --corpus held-out.txt --json > stats.json
 
 On a corpus: tokens per word, the [UNK] rate, the words split into the most pieces, and
-sequence-length percentiles against --max-length (special tokens included). --plot needs
-matplotlib (pip install 'wordpieces[plot]').
+sequence-length percentiles against --max-length (special tokens included). The text is
+measured without the tokenizer's own padding and truncation (a tokenizer.json may pad
+every line to 128 tokens); what its truncation would cut is the "over max length" line.
+--plot needs matplotlib (pip install 'wordpieces[plot]').
 """
 
 EXPORT_EXAMPLES = """\
@@ -102,8 +104,9 @@ def _register_inspect(sub, parents) -> None:
     parser.add_argument("--corpus", nargs="+", metavar="INPUT", default=[],
                         help="text to tokenize: files, globs, directories, URLs "
                              "(.gz/.bz2/.xz too) or '-' for stdin")
-    parser.add_argument("--max-length", type=positive_int, default=512, metavar="N",
-                        help="sequence limit to measure truncation against (default: 512)")
+    parser.add_argument("--max-length", type=positive_int, default=None, metavar="N",
+                        help="sequence limit to measure truncation against (default: the "
+                             "tokenizer's truncation max_length, else 512)")
     parser.add_argument("--plot", metavar="OUT.png", help="draw the statistics as a PNG")
     parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
     parser.add_argument("--num-threads", type=positive_int, metavar="N")
@@ -128,14 +131,22 @@ def run_explain(args: argparse.Namespace) -> int:
 
     tok = load_tokenizer(args)
     color = _use_color(args.color)
+    if not args.words and sys.stdin is not None and sys.stdin.isatty():
+        print("wordpieces explain: reading lines from the terminal (Ctrl-D to end; or give "
+              "WORD arguments)", file=sys.stderr)
     texts = args.words or (text for _, _, text in LineReader(["-"]))
+    explained = 0
     for text in texts:
+        explained += 1
         traces = explain(tok, text)
         if args.json:
             for trace in traces:
                 print(json.dumps(trace_json(trace), ensure_ascii=False))
         elif traces:
             print(render(traces, color=color, steps=args.steps))
+    if not explained:
+        raise CLIError("nothing to explain: no WORD given and stdin is empty "
+                       "(give words, e.g. explain -t TOKENIZER unaffable, or lines on stdin)")
     return 0
 
 
@@ -234,13 +245,44 @@ def _format_corpus(c: dict) -> list[str]:
         + (f"; most frequent: {', '.join(repr(w) for w, _ in unk['top_words'][:5])}"
            if unk["top_words"] else ""),
         f"sequence length (+{seq['with_special_tokens']} special): {pct}",
-        f"over --max-length {seq['max_length']}: {seq['lines_over']:,} lines "
-        f"({seq['lines_over_share']:.2%}), {seq['tokens_cut']:,} tokens cut "
-        f"({seq['tokens_cut_share']:.2%})",
+        f"over max length {seq['max_length']} ({LIMIT_SOURCES[seq['max_length_source']]}): "
+        f"{seq['lines_over']:,} lines ({seq['lines_over_share']:.2%}), "
+        f"{seq['tokens_cut']:,} tokens cut ({seq['tokens_cut_share']:.2%})",
         "most split words: " + ", ".join(f"{w} ({p} pieces, x{n})"
                                          for w, p, n in c["most_split_words"][:10]),
     ]
+    left_out = describe_left_out(c["left_out"])
+    if left_out:
+        out.insert(1, left_out)
     return out
+
+
+LIMIT_SOURCES = {"given": "--max-length", "truncation": "the tokenizer's truncation; "
+                 "--max-length to change", "default": "--max-length default"}
+
+
+def describe_left_out(left_out: dict) -> str | None:
+    """The line saying which of the tokenizer's own padding and truncation were not applied.
+
+    >>> describe_left_out({"padding": {"length": 128, "pad_to_multiple_of": None},
+    ...                    "truncation": {"max_length": 128}})
+    "measured without the tokenizer's padding (to 128 tokens) and truncation (at 128 tokens)"
+    """
+    padding, truncation = left_out.get("padding"), left_out.get("truncation")
+    parts = []
+    if padding:
+        parts.append(f"padding ({_padding_target(padding)})")
+    if truncation:
+        parts.append(f"truncation (at {truncation['max_length']:,} tokens)")
+    return f"measured without the tokenizer's {' and '.join(parts)}" if parts else None
+
+
+def _padding_target(padding: dict) -> str:
+    if padding.get("length") is not None:
+        return f"to {padding['length']:,} tokens"
+    if padding.get("pad_to_multiple_of"):
+        return f"to the longest of a batch, a multiple of {padding['pad_to_multiple_of']}"
+    return "to the longest of a batch"
 
 
 # ---------------------------------------------------------------- export

@@ -183,8 +183,10 @@ def _no_match_reason(word: str, start: int, vocab, prefix: str) -> str:
 
 # ---------------------------------------------------------------- rendering
 
-_COLORS = {"start": "\033[36m", "cont": "\033[33m", "unk": "\033[1;31m", "added": "\033[35m",
-           "dim": "\033[2m", "ok": "\033[32m", "reset": "\033[0m"}
+# The playground's two colours (its style.css): amber word starts (#f5b041), blue ``##``
+# continuations (#5dade2), as the 256-colour palette's nearest (214, 75).
+_COLORS = {"start": "\033[38;5;214m", "cont": "\033[38;5;75m", "unk": "\033[1;31m",
+           "added": "\033[35m", "dim": "\033[2m", "ok": "\033[32m", "reset": "\033[0m"}
 
 
 class _Paint:

@@ -8,6 +8,12 @@ words that split into the most pieces and the sequence lengths against a
 ``max_length`` (how much a 512 limit would cut). ``plot_stats`` draws them (matplotlib,
 the ``plot`` extra).
 
+The text is measured as the vocabulary splits it: a tokenizer's own padding and truncation
+(a ``tokenizer.json`` may pad every sequence to 128) are left out, or every line would
+count as 128 tokens. Truncation is reported on its own instead: the limit defaults to the
+tokenizer's truncation ``max_length`` (else 512), and the report says how many lines and
+tokens it would cut.
+
 Not handled here: comparing two vocabularies, pairs of sequences.
 """
 
@@ -21,6 +27,7 @@ from collections.abc import Iterable
 
 PERCENTILES = (50, 90, 95, 99, 100)
 TOP_WORDS = 15
+DEFAULT_MAX_LENGTH = 512  # the limit measured against when the tokenizer truncates nothing
 
 
 # ---------------------------------------------------------------- the vocabulary
@@ -98,9 +105,15 @@ class CorpusStats:
     (1.333, 1)
     """
 
-    def __init__(self, tokenizer, *, max_length: int = 512):
+    def __init__(self, tokenizer, *, max_length: int | None = None):
         self.tokenizer = tokenizer
-        self.max_length = max_length
+        self.left_out = left_out_settings(tokenizer)
+        truncation = self.left_out["truncation"]
+        self.max_length = (max_length if max_length is not None
+                           else truncation["max_length"] if truncation
+                           else DEFAULT_MAX_LENGTH)
+        self.max_length_source = ("given" if max_length is not None
+                                  else "truncation" if truncation else "default")
         self.special = tokenizer.num_special_tokens_to_add(False)
         self.unk_id = tokenizer.token_to_id(getattr(tokenizer.model, "unk_token", "") or "")
         self.lines = self.chars = self.tokens = self.unk_tokens = 0
@@ -111,9 +124,10 @@ class CorpusStats:
         self.lengths = array("q")
 
     def add(self, lines: list[str], *, num_threads: int | None = None) -> None:
-        """Tokenize ``lines`` (no special tokens) and update the counts."""
-        encodings = self.tokenizer.encode_batch(lines, add_special_tokens=False,
-                                                num_threads=num_threads)
+        """Tokenize ``lines`` (no special tokens, padding or truncation); update the counts."""
+        encodings = self.tokenizer.encode_batch_with(lines, truncation=None, padding=None,
+                                                     add_special_tokens=False,
+                                                     num_threads=num_threads)
         for line, enc in zip(lines, encodings, strict=True):
             self._add_line(line, enc)
 
@@ -148,6 +162,7 @@ class CorpusStats:
                     "top_words": self.unk_words.most_common(TOP_WORDS)},
             "most_split_words": self._most_split(),
             "sequence_length": self._length_report(),
+            "left_out": self.left_out,
         }
 
     def _most_split(self) -> list[tuple[str, int, int]]:
@@ -163,12 +178,26 @@ class CorpusStats:
             "with_special_tokens": self.special,
             "percentiles": {p: _percentile(ordered, p) for p in PERCENTILES},
             "max_length": self.max_length,
+            "max_length_source": self.max_length_source,
             "lines_over": len(over),
             "lines_over_share": len(over) / len(ordered) if ordered else 0.0,
             "tokens_cut": sum(n - self.max_length for n in over),
             "tokens_cut_share": (sum(n - self.max_length for n in over) / sum(ordered)
                                  if ordered and sum(ordered) else 0.0),
         }
+
+
+def left_out_settings(tokenizer) -> dict:
+    """The tokenizer's padding and truncation (HF's dicts, or None): what the counts leave out.
+
+    >>> from wordpieces.tokenizer import Tokenizer
+    >>> tok = Tokenizer.from_vocab(["[UNK]", "a"], template=None)
+    >>> tok.enable_truncation(128)
+    >>> left_out_settings(tok)["truncation"]["max_length"], left_out_settings(tok)["padding"]
+    (128, None)
+    """
+    return {"padding": getattr(tokenizer, "padding", None),
+            "truncation": getattr(tokenizer, "truncation", None)}
 
 
 def _percentile(ordered: list[int], p: int) -> int:

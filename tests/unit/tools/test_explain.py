@@ -130,4 +130,5 @@ def test_render_plain_and_coloured():
     traces = explain(bert(), "unaffable")
     plain = render(traces)
     assert "try ##ffa: found" in plain and "\x1b[" not in plain
-    assert "\x1b[33m##ffa\x1b[0m" in render(traces, color=True)
+    coloured = render(traces, color=True)  # the page's colours: amber starts, blue ## pieces
+    assert "\x1b[38;5;214muna\x1b[0m" in coloured and "\x1b[38;5;75m##ffa\x1b[0m" in coloured

@@ -103,3 +103,49 @@ def test_plot_writes_png_with_and_without_corpus(tmp_path):
     for name, corpus in (("vocab.png", None), ("all.png", stats.report())):
         plot_stats(vocab_facts(tok), corpus, str(tmp_path / name))
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---------------------------------------------------------------- a padded tokenizer
+
+
+TEACHING = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "play", "player", "##ing", "##er", "##s",
+            "the", "was", ","]
+LINES = ["the player was playing", "players, players, players, playing the player", "play"]
+
+
+def padded(length: int = 16, max_length: int = 6) -> Tokenizer:
+    """A tokenizer padding to ``length`` and truncating at ``max_length``, as a
+    tokenizer.json may (all-MiniLM-L6-v2's: both 128)."""
+    tok = Tokenizer.from_vocab(TEACHING)
+    tok.enable_padding(length=length)
+    tok.enable_truncation(max_length)
+    return tok
+
+
+def test_counts_leave_out_the_tokenizer_s_padding_and_truncation():
+    """A padded tokenizer counts as the same vocabulary unpadded (not 16 tokens a line)."""
+    stats, plain = CorpusStats(padded(), max_length=6), CorpusStats(Tokenizer.from_vocab(TEACHING),
+                                                                    max_length=6)
+    stats.add(LINES)
+    plain.add(LINES)
+    report, expected = stats.report(), plain.report()
+    assert report["tokens"] == expected["tokens"] == 5 + 13 + 1
+    assert report["tokens_per_word"] == expected["tokens_per_word"]
+    assert report["sequence_length"]["percentiles"] == expected["sequence_length"]["percentiles"]
+    assert report["left_out"] == {"padding": padded().padding, "truncation": padded().truncation}
+    assert expected["left_out"] == {"padding": None, "truncation": None}
+
+
+def test_the_limit_defaults_to_the_tokenizer_s_truncation():
+    """What its truncation would cut is measured against its own max_length (else 512)."""
+    stats = CorpusStats(padded(max_length=6))
+    stats.add(LINES)
+    seq = stats.report()["sequence_length"]
+    assert (seq["max_length"], seq["max_length_source"]) == (6, "truncation")
+    # 5, 13 and 1 tokens + [CLS] and [SEP]: two lines over 6, by 1 and 9 tokens
+    assert seq["lines_over"] == 2 and seq["tokens_cut"] == (7 - 6) + (15 - 6)
+    assert seq["percentiles"][100] == 15
+    unpadded = CorpusStats(Tokenizer.from_vocab(TEACHING))
+    assert (unpadded.max_length, unpadded.max_length_source) == (512, "default")
+    given = CorpusStats(padded(), max_length=64)
+    assert (given.max_length, given.max_length_source) == (64, "given")
