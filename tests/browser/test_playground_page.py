@@ -77,6 +77,7 @@ def driver():
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--window-size=1100,900", "--force-device-scale-factor=1"):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # failed loads: favicon
     chrome = webdriver.Chrome(options=options, service=Service(executable_path=chromedriver))
     yield chrome
     chrome.quit()
@@ -112,8 +113,17 @@ def pane(driver, pane_id: str):
     return driver.find_element(By.ID, pane_id)
 
 
+def settled(driver) -> bool:
+    """No keystroke is waiting for its answer (the panes' aria-busy is not on)."""
+    return pane(driver, "panes").get_attribute("aria-busy") != "true"
+
+
 def type_text(driver, text: str, pane_id: str = "pane-main") -> None:
-    """Replace the text box's content by typing, and wait for the pieces of ``text``."""
+    """Replace the text box's content by typing, and wait for the pieces of ``text``.
+
+    Waiting for the pieces alone is not enough when ``text`` is already shown (the page's
+    own starting text): an answer to a keystroke in between may still redraw them.
+    """
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
@@ -121,7 +131,20 @@ def type_text(driver, text: str, pane_id: str = "pane-main") -> None:
     box.send_keys(Keys.CONTROL, "a")
     box.send_keys(Keys.DELETE)
     box.send_keys(text)
-    wait_for(driver, lambda: pane(driver, pane_id).get_attribute("data-text") == text)
+    wait_for(driver, lambda: settled(driver)
+             and pane(driver, pane_id).get_attribute("data-text") == text)
+
+
+def paste_text(driver, text: str) -> None:
+    """Put ``text`` in the box at once, as a paste does (typing thousands of characters
+    takes minutes), and wait until the page has answered it."""
+    driver.execute_script("""
+        const box = document.getElementById('text');
+        box.value = arguments[0];
+        box.dispatchEvent(new Event('input'));""", text)
+    wait_for(driver, lambda: settled(driver)
+             and (pane(driver, "pane-main").get_attribute("data-text") == text
+                  or pane(driver, "error").is_displayed()))
 
 
 def rendered(driver, pane_id: str = "pane-main") -> list[dict]:
@@ -298,6 +321,7 @@ def test_readme_screenshot_toy_beside_bert(tmp_path, driver, screenshots):
         driver.get(url)
         wait_for(driver, lambda: pane(driver, "pane-main").get_attribute("data-text"))
         text = "The players were playing unaffable games"
+        select(driver, "tokenizer", "toy")  # the page starts with BERT; the picture has both
         type_text(driver, text)
         driver.find_element(By.ID, "side-by-side").click()
         select(driver, "other-tokenizer", "bert-base-uncased")
@@ -309,3 +333,168 @@ def test_readme_screenshot_toy_beside_bert(tmp_path, driver, screenshots):
         wait_for(driver, lambda: driver.find_element(By.ID, "trace-body")
                  .get_attribute("data-word") == "players")
         driver.save_screenshot(str(screenshots / "playground.png"))
+
+
+# ---------------------------------------------------------------- as a newcomer meets it
+
+
+def test_a_trace_is_cleared_when_the_text_changes(page):
+    """A trace belongs to the text it was made for: typing on removes it."""
+    from selenium.webdriver.common.by import By
+
+    type_text(page, "The player was playing")
+    page.find_elements(By.CSS_SELECTOR, "#pane-main .piece.continuation")[0].click()
+    body = page.find_element(By.ID, "trace-body")
+    wait_for(page, lambda: body.get_attribute("data-word") == "playing")
+    type_text(page, "The player was playing badly")
+    assert body.text == "" and body.get_attribute("data-word") == ""
+    assert not page.find_elements(By.CSS_SELECTOR, ".piece.selected")
+
+
+def long_text() -> str:
+    """About 4,900 characters in paragraphs and lines, as the issue's long text."""
+    line = "The player was playing, the players were running"
+    paragraph = "\n".join([line] * 4)
+    return "\n\n".join([paragraph] * 25)
+
+
+def rows_of_pieces(driver) -> list[dict]:
+    """Each piece's source start and where it sits in its box (left edge, row top)."""
+    return driver.execute_script("""
+        const box = document.querySelector('#pane-main .pieces').getBoundingClientRect();
+        return Array.from(document.querySelectorAll('#pane-main .piece')).map((b) => {
+          const r = b.getBoundingClientRect();
+          return {start: Number(b.dataset.start), end: Number(b.dataset.end),
+                  kind: b.dataset.kind, left: Math.round(r.left - box.left),
+                  top: Math.round(r.top + b.parentNode.scrollTop)};
+        });""")
+
+
+def test_long_text_keeps_its_line_breaks_and_is_not_repeated_above(page, screenshots):
+    """4,900 characters made a 7,773 px page: the whole text again above the pieces, its
+    lines run together. Now each line of the text starts a row of pieces, the pieces scroll
+    in their pane, and the source box shows only the hovered piece's line."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    text = long_text()
+    assert 4800 < len(text) < 5000
+    paste_text(page, text)
+    assert page.find_element(By.ID, "source").text == ""  # the text box shows the text
+    height = page.execute_script("return document.documentElement.scrollHeight")
+    assert height <= 2 * page.execute_script("return window.innerHeight"), height
+    shown = rows_of_pieces(page)
+    first_left = shown[0]["left"]  # [CLS], at the start of the first row
+    pieces = [p for p in shown if p["end"] > p["start"]]
+    starts_a_line = [p for p in pieces if p["start"] > 0 and text[p["start"] - 1] == "\n"]
+    assert len(starts_a_line) == text.count("\n") - text.count("\n\n")
+    for before, piece in zip(pieces, pieces[1:], strict=False):
+        if piece in starts_a_line:
+            assert piece["left"] == first_left and piece["top"] > before["top"], piece
+    gaps = page.find_elements(By.CSS_SELECTOR, "#pane-main .line-break.paragraph")
+    assert len(gaps) == text.count("\n\n")
+    button = page.find_elements(By.CSS_SELECTOR, "#pane-main .piece")[40]
+    ActionChains(page).move_to_element(button).perform()
+    mark = wait_for(page, lambda: page.find_elements(By.CSS_SELECTOR, "#source mark"))
+    start, end = int(button.get_attribute("data-start")), int(button.get_attribute("data-end"))
+    assert mark[0].text == text[start:end]
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    assert page.find_element(By.ID, "source").text == text[line_start:line_end]
+    page.save_screenshot(str(screenshots / "playground-long-text.png"))
+
+
+def test_an_over_limit_error_leaves_no_old_pieces(page):
+    from selenium.webdriver.common.by import By
+
+    type_text(page, "played")
+    paste_text(page, "play " * 1001)  # 5,005 characters
+    error = page.find_element(By.ID, "error")
+    assert error.is_displayed() and "over the limit of 5000" in error.text
+    assert not page.find_elements(By.CSS_SELECTOR, ".pieces .piece")
+    assert page.find_element(By.CSS_SELECTOR, "#pane-main .pane-title").text == ""
+    type_text(page, "played")  # and the page recovers
+    assert not error.is_displayed() and len(rendered(page)) == 4
+
+
+def test_the_page_has_an_icon_and_no_failed_load(driver, toy_url):
+    """The browser asks for an icon unprompted: it was a 404 in the console."""
+    driver.get_log("browser")  # what earlier pages logged
+    driver.get(toy_url)
+    wait_for(driver, lambda: settled(driver))
+    status = driver.execute_async_script(
+        "fetch('/favicon.ico').then((r) => arguments[0](r.status))")
+    assert status == 200
+    deadline = time.monotonic() + 2  # the icon is fetched after the page has loaded
+    logged = []
+    while time.monotonic() < deadline:
+        logged += driver.get_log("browser")
+        time.sleep(0.2)
+    failed = [entry["message"] for entry in logged if entry["level"] == "SEVERE"]
+    assert failed == []
+
+
+@pytest.mark.shared_data
+def test_the_page_starts_with_bert_not_the_toy(tmp_path, driver):
+    """With BERT loaded beside the toy, the starting text is BERT's pieces, not 2 [UNK] of 5."""
+    from selenium.webdriver.common.by import By
+
+    with serving(cwd=beside_shared_bert(tmp_path)) as (_, url):
+        driver.get(url)
+        wait_for(driver, lambda: settled(driver)
+                 and pane(driver, "pane-main").get_attribute("data-text"))
+        assert driver.find_element(By.ID, "tokenizer").get_attribute("value") == \
+            "bert-base-uncased"
+        assert driver.find_element(By.ID, "other-tokenizer").get_attribute("value") == "toy"
+        text = driver.find_element(By.ID, "text").get_attribute("value")
+        bert = Tokenizer.from_vocab(shared_path("vocab", "bert-base-uncased.vocab.txt"))
+        assert [p["token"] for p in rendered(driver)] == bert.encode(text).tokens
+        assert "[UNK]" not in bert.encode(text).tokens
+
+
+@pytest.mark.shared_data
+def test_a_padded_tokenizer_shows_the_text_s_pieces_and_what_truncation_cuts(
+        tmp_path, driver, screenshots):
+    """all-MiniLM-L6-v2's tokenizer.json pads to 128 and truncates at 128: ~117 [PAD] chips
+    and a text cut at 128 before. Now its pieces are the vocabulary's, the note names what
+    was left out, the pieces its truncation would cut are greyed, and its count beside the
+    same vocabulary as a vocab.txt is the same."""
+    from selenium.webdriver.common.by import By
+
+    minilm = shared_path("vocab", "all-MiniLM-L6-v2.tokenizer.json")
+    uncased = shared_path("vocab", "bert-base-uncased.vocab.txt")
+    bert = Tokenizer.from_vocab(uncased)
+    with serving("-t", str(minilm), "-t", str(uncased), cwd=tmp_path) as (_, url):
+        driver.set_window_size(1100, 900)
+        driver.get(url)
+        wait_for(driver, lambda: settled(driver)
+                 and pane(driver, "pane-main").get_attribute("data-text"))
+        assert driver.find_element(By.ID, "tokenizer").get_attribute("value") == \
+            "all-MiniLM-L6-v2"
+        text = "The players were playing unaffable games"
+        type_text(driver, text)
+        assert [p["token"] for p in rendered(driver)] == bert.encode(text).tokens
+        note = driver.find_element(By.CSS_SELECTOR, "#pane-main .pane-note")
+        assert note.text == ("Shown without its padding (to 128 tokens) and truncation (at 128 "
+                             "tokens). This text fits within its truncation.")
+        long = " ".join(["The players were playing unaffable games."] * 20)
+        count = len(bert.encode(long).ids)
+        assert count > 128
+        paste_text(driver, long)
+        driver.find_element(By.ID, "side-by-side").click()
+        wait_for(driver, lambda: settled(driver)
+                 and pane(driver, "pane-other").get_attribute("data-tokenizer")
+                 == "bert-base-uncased")
+        cut = driver.find_elements(By.CSS_SELECTOR, "#pane-main .piece.cut")
+        assert len(cut) == count - 128
+        assert [b.get_attribute("data-token") for b in cut] == bert.encode(long).tokens[127:-1]
+        assert note.text.endswith(f"Its truncation would cut the {count - 128} greyed pieces.")
+        assert not driver.find_elements(By.CSS_SELECTOR, "#pane-other .piece.cut")
+        titles = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".pane-title")]
+        assert titles == [f"all-MiniLM-L6-v2: {count} tokens",
+                          f"bert-base-uncased: {count} tokens"]
+        assert "[PAD]" not in [p["token"] for p in rendered(driver)]
+        driver.execute_script("""window.scrollTo(0, 0);  // the last pieces: the greyed ones
+            document.querySelectorAll('.pieces').forEach((b) => {
+              b.scrollTop = b.scrollHeight; });""")
+        driver.save_screenshot(str(screenshots / "playground-padded.png"))

@@ -141,3 +141,72 @@ def test_readme_curl_examples_answer_as_shown(tmp_path):
                 assert answer.startswith(shown.removesuffix("…")), command
             else:
                 assert json.loads(answer) == json.loads(shown), command
+
+
+# ---------------------------------------------------------------- vocab.txt options
+
+
+def encode_tokens(url: str, name: str, text: str) -> list[str]:
+    request = urllib.request.Request(url + "/api/encode", method="POST",
+                                     data=json.dumps({"tokenizer": name, "text": text}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return [p["token"] for p in json.load(response)["pieces"]]
+
+
+@contextlib.contextmanager
+def serving_loud(*args: str, cwd: Path):
+    """``serving`` without -q: yield the URL and the process, whose stderr notes are read."""
+    proc = subprocess.Popen([sys.executable, "-m", "wordpieces", "serve", "--port", "0",
+                             *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        line = proc.stdout.readline()
+        assert line.startswith("wordpieces serve: http://127.0.0.1:"), proc.stderr.read()
+        yield line.split()[2].rstrip("/"), proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_vocab_options_apply_to_the_vocab_txt_beside_a_saved_tokenizer(tmp_path):
+    """The issue's ``serve -t saved_dir -t vocab.txt --no-lowercase`` (refused, naming
+    --lowercase, before): the vocab.txt is cased, the saved one keeps its lowercasing."""
+    Tokenizer.from_vocab(toy_vocabulary(), flavor="huggingface").save(str(tmp_path / "saved"))
+    (tmp_path / "cased.txt").write_text("\n".join(toy_vocabulary()) + "\n")
+    with serving_loud("-t", "saved", "-t", "cased.txt", "--no-lowercase",
+                      cwd=tmp_path) as (url, proc):
+        assert names(url) == ["saved", "cased"]
+        assert encode_tokens(url, "saved", "Play") == ["[CLS]", "play", "[SEP]"]
+        assert encode_tokens(url, "cased", "Play") == ["[CLS]", "[UNK]", "[SEP]"]
+        assert proc.stderr is not None
+        assert proc.stderr.readline() == ("wordpieces serve: --no-lowercase applied to "
+                                          "cased.txt; saved keep their saved settings\n")
+
+
+def test_vocab_options_with_no_vocab_txt_name_the_tokenizers_given(tmp_path):
+    Tokenizer.from_vocab(toy_vocabulary(), flavor="huggingface").save(str(tmp_path / "saved"))
+    message = fails("serve", "-t", tmp_path / "saved", "--no-lowercase")
+    assert message == (f"wordpieces serve: error: --no-lowercase: apply only to a -t that is "
+                       f"a vocab.txt, and none is ({tmp_path / 'saved'}: a saved tokenizer "
+                       f"keeps the settings it was saved with)")
+
+
+def test_help_examples_never_turn_lowercasing_off_for_an_uncased_vocabulary():
+    """The old example served BERT uncased with --no-lowercase: [UNK] [UNK] from [UNK]."""
+    out = ok("serve", "--help").out
+    commands = [line.split("#")[0].split() for line in out.splitlines()
+                if line.strip().startswith("wordpieces ")]
+    assert commands
+    for words in commands:
+        vocab_txts = [w for w in words if w.endswith(".txt")]
+        if "--no-lowercase" in words:
+            assert len(vocab_txts) <= 1 and not any("uncased" in w for w in vocab_txts), words
+
+
+@pytest.mark.shared_data
+def test_the_page_starts_with_bert_when_it_is_loaded_beside_the_toy(tmp_path):
+    with serving(cwd=beside_shared_bert(tmp_path)) as (_, url):
+        with urllib.request.urlopen(url + "/api/tokenizers", timeout=10) as response:
+            assert json.load(response)["default"] == "bert-base-uncased"

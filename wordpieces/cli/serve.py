@@ -2,8 +2,13 @@
 
 Loads the tokenizers named with ``-t`` (each member of a bundle becomes a choice) or, with
 none, the toy teaching vocabulary plus ``../shared/vocab/bert-base-uncased.vocab.txt``
-(relative to the working directory) when it is there; binds to loopback unless
-``--host`` says otherwise, prints the URL and serves until Ctrl-C.
+(relative to the working directory) when it is there, which the page then starts with;
+binds to loopback unless ``--host`` says otherwise, prints the URL and serves until Ctrl-C.
+
+The vocab.txt options (``--no-lowercase`` …) apply to every ``-t`` that is a vocab.txt; a
+saved tokenizer among them keeps its own settings (it is not refused, as other commands
+refuse a lone one), and a line on stderr names the ``-t`` they applied to. With no vocab.txt
+to apply to, they are an error naming the ``-t`` given.
 
 Not handled here: the page and the API (``wordpieces.tools.playground``).
 """
@@ -15,16 +20,23 @@ import os
 import sys
 
 from .common import CLIError, non_negative_int
-from .loading import add_vocab_options, load_artifact
+from .loading import VOCAB_OPTIONS, add_vocab_options, is_vocab_txt, load_artifact
 
 DEFAULT_BERT = os.path.join("..", "shared", "vocab", "bert-base-uncased.vocab.txt")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+TOY = "toy"  # the teaching vocabulary's name when serve loads it by default
 
 SERVE_EXAMPLES = """\
 examples:
   wordpieces serve                                  # toy vocabulary (+ BERT from ../shared)
-  wordpieces serve -t bert-base-uncased.vocab.txt -t bert-base-cased.vocab.txt --no-lowercase
+  wordpieces serve -t bert-base-cased.vocab.txt --no-lowercase -t my-tok/
   wordpieces serve -t converter.zip --port 8080 --open   # each bundle member is a choice
+
+--no-lowercase and the other vocab.txt options apply to every -t that is a vocab.txt; a
+saved tokenizer keeps its own settings. To compare BERT uncased with cased, save the cased
+one with its setting first:
+  wordpieces export -t bert-base-cased.vocab.txt --no-lowercase --format hf -o bert-cased/
+  wordpieces serve -t bert-base-uncased.vocab.txt -t bert-cased/
 
 The page shows the pieces of what you type (word-start and ## pieces in two colours, ids
 underneath, offsets on hover), the greedy trace of a clicked word, two tokenizers side by
@@ -58,7 +70,8 @@ def run_serve(args: argparse.Namespace) -> int:
     from ..tools.playground.api import Playground
     from ..tools.playground.server import make_server
 
-    playground = Playground(load_tokenizers(args))
+    named = load_tokenizers(args)
+    playground = Playground(named, default=starting_choice(named, args))
     try:
         server = make_server(playground, args.host, args.port, log=not args.quiet)
     except OSError as error:
@@ -87,13 +100,14 @@ def load_tokenizers(args: argparse.Namespace) -> dict:
     from ..tools.playground.api import toy_vocabulary
 
     if not args.tokenizer:
-        named = {"toy": Tokenizer.from_vocab(toy_vocabulary())}
+        named = {TOY: Tokenizer.from_vocab(toy_vocabulary())}
         if os.path.isfile(DEFAULT_BERT):
             named["bert-base-uncased"] = load_artifact(DEFAULT_BERT, args)
         return named
+    takes_options = option_targets(args)
     named = {}
     for path in args.tokenizer:
-        loaded = load_artifact(path, args)
+        loaded = load_artifact(path, args if path in takes_options else None)
         stem = tokenizer_name(path)
         members = loaded.items() if isinstance(loaded, Bundle) else [(None, loaded)]
         for member, tok in members:
@@ -105,6 +119,46 @@ def load_tokenizers(args: argparse.Namespace) -> dict:
     return named
 
 
+def starting_choice(named: dict, args: argparse.Namespace) -> str:
+    """The tokenizer the page starts with: the first ``-t``, or with none BERT over the toy."""
+    if args.tokenizer:
+        return next(iter(named))
+    return next((name for name in named if name != TOY), TOY)
+
+
+def option_targets(args: argparse.Namespace) -> list[str]:
+    """The ``-t`` the vocab.txt options apply to (each vocab.txt, or pipe), said on stderr.
+
+    Options given with no vocab.txt among the ``-t`` are an error naming them.
+    """
+    from ..formats.load import is_stream
+
+    given = [n for n in VOCAB_OPTIONS if getattr(args, n, None) is not None]
+    targets = [p for p in args.tokenizer if is_vocab_txt(p) or is_stream(p)]
+    if not given:
+        return targets
+    flags = ", ".join(_flag(args, n) for n in given)
+    kept = [p for p in args.tokenizer if p not in targets]
+    if not targets:
+        raise CLIError(f"{flags}: apply only to a -t that is a vocab.txt, and none is "
+                       f"({', '.join(args.tokenizer)}: a saved tokenizer keeps the settings "
+                       f"it was saved with)")
+    if not args.quiet:
+        note = f"; {', '.join(kept)} keep their saved settings" if kept else ""
+        print(f"wordpieces serve: {flags} applied to {', '.join(targets)}{note}",
+              file=sys.stderr)
+    return targets
+
+
+def _flag(args: argparse.Namespace, name: str) -> str:
+    """The option as the user typed it: ``--no-lowercase`` for a switch set off."""
+    value = getattr(args, name)
+    dashed = name.replace("_", "-")
+    if isinstance(value, bool):
+        return f"--{dashed}" if value else f"--no-{dashed}"
+    return f"--{dashed} {value}"
+
+
 def tokenizer_name(path: str) -> str:
     """A short name for the page: the file or folder name without ``.vocab.txt``-like ends.
 
@@ -112,8 +166,10 @@ def tokenizer_name(path: str) -> str:
     'bert-base-uncased'
     >>> tokenizer_name("out/en-tok/")
     'en-tok'
+    >>> tokenizer_name("all-MiniLM-L6-v2.tokenizer.json"), tokenizer_name("hub/tokenizer.json")
+    ('all-MiniLM-L6-v2', 'tokenizer')
     """
     name = os.path.basename(os.path.normpath(path))
-    for ending in (".txt", ".json", ".zip", ".vocab"):
-        name = name.removesuffix(ending)
+    for ending in (".txt", ".json", ".zip", ".vocab", ".tokenizer"):
+        name = name.removesuffix(ending) or name  # tokenizer.json stays "tokenizer"
     return name or path

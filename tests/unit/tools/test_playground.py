@@ -331,7 +331,7 @@ def test_long_text_is_413(url):
 
 @pytest.mark.parametrize("path", ["/../pyproject.toml", "/static/../server.py",
                                   "/%2e%2e/%2e%2e/etc/passwd", "/static/index.html",
-                                  "/api/", "/api/vocab/../../etc/passwd", "/favicon.ico"])
+                                  "/api/", "/api/vocab/../../etc/passwd", "/favicon.png"])
 def test_paths_outside_the_routes_are_404(url, path):
     answer = raw_request(url, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
     assert answer.startswith(b"HTTP/1.0 404"), answer[:80]
@@ -368,3 +368,50 @@ def test_garbage_does_not_stop_the_server(url):
     for garbage in (b"\x00\x01 nonsense\r\n\r\n", b"\r\n", b"GET /" + b"a" * 70000 + b"\r\n"):
         raw_request(url, garbage)
     assert get(url + "api/tokenizers")[0] == 200
+
+
+# ---------------------------------------------------------------- padding, default, icon
+
+
+def padded_toy() -> Tokenizer:
+    """The toy tokenizer padding to 16 and truncating at 6, as a tokenizer.json may."""
+    tok = toy()
+    tok.enable_padding(length=16)
+    tok.enable_truncation(6)
+    return tok
+
+
+def test_encode_leaves_out_the_tokenizer_s_padding_and_truncation():
+    """A padded tokenizer.json must not show a row of [PAD] or hide the text past its limit."""
+    text = "the player was playing, played and plays"
+    answer = Playground({"padded": padded_toy()}).encode("padded", text)
+    assert [p["token"] for p in answer["pieces"]] == toy().encode(text).tokens
+    assert answer["count"] == len(toy().encode(text).ids) == 13  # not cut at 6, not padded to 16
+    assert "[PAD]" not in [p["token"] for p in answer["pieces"]]
+
+
+def test_listing_names_the_padding_and_truncation_left_out():
+    listed = Playground({"padded": padded_toy(), "toy": toy()}).list_tokenizers()["tokenizers"]
+    assert listed[0]["padding"]["length"] == 16 and listed[0]["truncation"]["max_length"] == 6
+    assert listed[1]["padding"] is None and listed[1]["truncation"] is None
+
+
+def test_the_listing_names_the_tokenizer_the_page_starts_with():
+    tokenizers = {"toy": toy(), "bert": toy()}
+    assert Playground(tokenizers).list_tokenizers()["default"] == "toy"
+    assert Playground(tokenizers, default="bert").list_tokenizers()["default"] == "bert"
+    with pytest.raises(ValueError, match="'gpt' is not among the loaded ones"):
+        Playground(tokenizers, default="gpt")
+
+
+@pytest.mark.parametrize("path", ["favicon.ico", "favicon.svg"])
+def test_the_icon_is_served(url, path):
+    """Browsers ask for /favicon.ico unprompted: an icon, not a 404."""
+    with urllib.request.urlopen(url + path, timeout=10) as response:
+        assert response.status == 200
+        assert response.headers["Content-Type"] == "image/svg+xml"
+        assert response.read().startswith(b"<svg ")
+
+
+def test_the_page_names_its_icon(url):
+    assert '<link rel="icon" href="/favicon.svg"' in get(url)[1]

@@ -1,7 +1,11 @@
 """Answer the playground's questions about named tokenizers, as JSON-ready data.
 
 Each request names a loaded tokenizer and carries a text; ``Playground`` encodes it
-(pieces with ids, offsets and a kind: word start, ``##`` continuation, special, unknown),
+(pieces with ids, offsets and a kind: word start, ``##`` continuation, special, unknown;
+without the tokenizer's own padding and truncation, as ``inspect`` measures: a
+``tokenizer.json`` padding every text to 128 would show a row of ``[PAD]`` and hide how
+long the text really is; the listing names both settings, so the page can show what
+truncation would cut),
 traces it (``tools.explain``: the same trace as ``wordpieces explain``), compares two
 tokenizers on it, and describes a vocabulary (``tools.inspect_vocab``: size, share of
 ``##`` pieces, plus the longest entries and the words of a text that split into 4+
@@ -25,7 +29,7 @@ import re
 from ...errors import FormatError
 from ...formats.strict_json import describe, parse_json
 from ..explain import explain
-from ..inspect_vocab import CorpusStats, vocab_facts
+from ..inspect_vocab import CorpusStats, left_out_settings, vocab_facts
 
 MAX_TEXT_CHARS = 5000  # a playground text: a paragraph, not a corpus
 MAX_WORK_CHARS = 4 * MAX_TEXT_CHARS  # characters one compare encodes in all (text x names)
@@ -110,10 +114,14 @@ def checked_text(text: str) -> str:
 class Playground:
     """Named tokenizers and the questions the page asks about them."""
 
-    def __init__(self, tokenizers: dict):
+    def __init__(self, tokenizers: dict, *, default: str | None = None):
         if not tokenizers:
             raise ValueError("the playground needs at least one tokenizer")
+        if default is not None and default not in tokenizers:
+            raise ValueError(f"default tokenizer {default!r} is not among the loaded ones "
+                             f"({', '.join(tokenizers)})")
         self.tokenizers = dict(tokenizers)
+        self.default = default if default is not None else next(iter(self.tokenizers))
 
     def tokenizer(self, name: str):
         """The tokenizer called ``name`` (404 naming the ones there are)."""
@@ -124,16 +132,19 @@ class Playground:
                                 f"{', '.join(self.tokenizers)})") from None
 
     def list_tokenizers(self) -> dict:
-        """Every loaded tokenizer with its vocabulary size and flavor, in load order."""
+        """Every loaded tokenizer in load order (vocabulary size, flavor, the padding and
+        truncation ``encode`` leaves out), and the one the page starts with."""
         return {"tokenizers": [
             {"name": name, "vocab_size": tok.vocab_size, "flavor": tok.flavor,
-             "special_tokens": tok.special_tokens}
-            for name, tok in self.tokenizers.items()]}
+             "special_tokens": tok.special_tokens, **left_out_settings(tok)}
+            for name, tok in self.tokenizers.items()], "default": self.default}
 
     def encode(self, name: str, text: str) -> dict:
-        """The pieces of ``text`` (special tokens added) with ids, offsets and kinds."""
+        """The pieces of ``text`` (special tokens added, no padding or truncation) with ids,
+        offsets and kinds."""
         tok = self.tokenizer(name)
-        enc = tok.encode(checked_text(text))
+        enc = tok.encode_batch_with([(checked_text(text), None)], truncation=None,
+                                    padding=None)[0]
         unk = getattr(tok.model, "unk_token", None)
         prefix = getattr(tok.model, "continuing_subword_prefix", None) or None
         pieces = [

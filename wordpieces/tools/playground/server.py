@@ -1,7 +1,8 @@
 """Serve the playground page and its JSON API over the standard library's HTTP server.
 
-Only a fixed set of routes exists: the page and its two assets (read from this package's
-``static/``), and ``/api/...``. Any other path, ``/../`` included, is a 404: nothing on
+Only a fixed set of routes exists: the page, its two assets and its icon (read from this
+package's ``static/``; ``/favicon.ico``, which browsers ask for unprompted, is the same
+icon), and ``/api/...``. Any other path, ``/../`` included, is a 404: nothing on
 disk is ever looked up from a request path. Every error a client can cause is a 4xx with
 a JSON body ``{"error": "..."}``, and an unexpected failure inside one request is a 500 for
 that request only, so the server keeps serving.
@@ -48,6 +49,8 @@ STATIC = {  # request path -> (file in static/, content type)
     "/": ("index.html", "text/html; charset=utf-8"),
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/style.css": ("style.css", "text/css; charset=utf-8"),
+    "/favicon.svg": ("favicon.svg", "image/svg+xml"),
+    "/favicon.ico": ("favicon.svg", "image/svg+xml"),  # asked for unprompted: no 404 logged
 }
 # The page loads nothing from elsewhere: no CDN, no fonts, no inline script.
 SECURITY_HEADERS = {
