@@ -34,6 +34,7 @@ class Vocab:
             if tok in self.ids:
                 raise VocabError(f"duplicate token {tok!r} at ids {self.ids[tok]} and {i}")
             self.ids[tok] = i
+        _check_encodable(self.tokens)
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, int]) -> Vocab:
@@ -80,6 +81,26 @@ class Vocab:
 
     def as_dict(self) -> dict[str, int]:
         return dict(self.ids)
+
+
+def _check_encodable(tokens: list[str]) -> None:
+    """Refuse a token no UTF-8 file can hold (a lone surrogate, ``"\\ud800"``), naming it.
+
+    Checked where a vocabulary is made, not when it is saved: such a token loaded, then
+    ``save`` raised ``UnicodeEncodeError``. One join and encode for the whole list.
+    """
+    try:
+        "".join(tokens).encode("utf-8")
+    except TypeError:  # a token that is not a str: the model's checks say so
+        return
+    except UnicodeEncodeError:
+        for id_, tok in enumerate(tokens):
+            try:
+                tok.encode("utf-8")
+            except UnicodeEncodeError:
+                raise VocabError(f"token {tok[:80]!r} (id {id_}) holds a lone surrogate "
+                                 "(U+D800..U+DFFF without its pair): no UTF-8 file can hold "
+                                 "it") from None
 
 
 # What HF's ``WordPiece.read_file`` trims from the end of a line (Rust's

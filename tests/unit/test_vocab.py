@@ -154,3 +154,10 @@ def test_whitespace_only_line_is_read_as_transformers_reads_it(tmp_path):
     path = tmp_path / "vocab.txt"
     path.write_bytes("[UNK]\n\u2028\n \nx\n".encode())
     assert Vocab.from_file(path).as_dict() == dict(load_vocab(str(path)))
+
+
+def test_a_token_with_a_lone_surrogate_is_refused_where_the_vocab_is_made():
+    """It would load, then fail save with UnicodeEncodeError."""
+    with pytest.raises(VocabError, match=r"token '\\ud800b' \(id 2\) holds a lone surrogate"):
+        Vocab(["[UNK]", "a", "\ud800b"])
+    assert Vocab(["[UNK]", "\U0001f600"]).token(1) == "\U0001f600"
