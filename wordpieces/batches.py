@@ -22,7 +22,13 @@ from collections.abc import Sequence
 from .encoding.array_pool import ArrayPool
 from .encoding.encoding import Encoding
 from .encoding.finishing import Finisher, pad_batch_ids
-from .encoding.padding import STRATEGIES, PaddingParams, TruncationParams
+from .encoding.padding import (
+    MAX_PADDED_BATCH,
+    STRATEGIES,
+    PaddingParams,
+    TruncationParams,
+    check_padded_batch,
+)
 from .errors import check_thread_count, require
 from .fast.backend import NativeWordEncoder, unzip_items
 from .sequences import SequenceEncoder
@@ -39,6 +45,9 @@ _COLUMN_ORDER = (0, WANT_TYPES, WANT_SPECIAL, WANT_ATTENTION, WANT_OFFSETS)
 MAX_PIECES, MAX_SPECIAL_IDS = 16, 64
 # the memory of tok(...)'s big columns, reused once the previous arrays are dropped
 _ARRAYS = ArrayPool()
+# the most tokens one character can give in C: its normalized form's characters (NFKC's
+# longest expansion is 18, U+FDFA), each token holding at least one
+_TOKENS_PER_CHAR = 18
 _A, _B = -1, -2  # probe ids of the first and second sequence (no vocabulary id is < 0)
 
 
@@ -200,7 +209,7 @@ class BatchFinisher:
         np = require("numpy", "numpy")
         want = sum(flag for key, flag in ARRAY_KEYS if key in keys)
         out = self._native(items, check_thread_count(num_threads), want,
-                           lambda nbytes: _ARRAYS.take(nbytes // 8))
+                           _column_maker(self.finisher.padding, len(items)))
         if out is None:
             return None
         *columns, splits = out
@@ -220,21 +229,50 @@ class BatchFinisher:
     def _native(self, items: list, threads: int, want: int, alloc=None):
         """The C path's output for ``want`` (``finish_columns``), or None: not taken.
 
-        ``alloc``: makes the int64 columns (zeros), see ``encode_finished``.
+        ``alloc``: makes the int64 columns (zeros), see ``encode_finished``; it checks
+        the padded batch against its cap. Without it (id lists), C pads the lists only
+        when ``_padding_bounded``; else they are padded here once their longest is known
+        (``pad_batch_ids`` checks the cap).
         """
+        padding = self.finisher.padding
+        if padding is not None:  # the C code pads every row: refuse what is sure to be over
+            padding.check_rows(len(items))
         encoder = self.seq.word_encoder
         split = unzip_items(items) if isinstance(encoder, NativeWordEncoder) else None
         if split is None:
             return None
         texts, pair_rows = split
+        held_back = alloc is None and not self._padding_bounded(texts, len(items),
+                                                                pair_rows is None)
+        if held_back:  # lists: padded below once their longest is known and checked
+            padding = None
         plans = plans_of(self.finisher.post_processor, self.finisher.add_special_tokens)
         if plans is None or self.seq.needs_added_matching(texts, threads):
             return None
         out = encoder.encode_finished(texts, pair_rows, len(items), plans,
                                       _truncation_args(self.finisher.truncation),
-                                      _padding_args(self.finisher.padding), want, threads,
+                                      _padding_args(padding), want, threads,
                                       alloc)
-        return None if isinstance(out, int) else out  # refused: the reference raises
+        if isinstance(out, int):  # refused: the reference raises
+            return None
+        return pad_batch_ids(out, self.finisher.padding) if held_back else out
+
+    def _padding_bounded(self, texts: list[str], rows: int, single: bool) -> bool:
+        """Whether this batch's padded rows are sure to stay under the batch cap.
+
+        A row holds at most truncation's ``max_length`` tokens, or else
+        ``_TOKENS_PER_CHAR`` per character of its texts plus the special tokens.
+        """
+        padding, truncation = self.finisher.padding, self.finisher.truncation
+        if padding is None:
+            return True
+        if truncation is not None:
+            longest = truncation.max_length
+        else:
+            sides = 1 if single else 2
+            longest = (sides * _TOKENS_PER_CHAR * max(map(len, texts), default=0)
+                       + MAX_SPECIAL_IDS)
+        return rows * padding.padded_bound(longest) <= MAX_PADDED_BATCH
 
     def reference_ids(self, items: list, threads: int | None) -> list[list[int]]:
         """``ids`` by the pure-Python reference: ``Finisher.ids`` per item."""
@@ -246,6 +284,22 @@ class BatchFinisher:
         out = [finisher.ids(a, None if p is None else next(seconds))
                for a, p in zip(flat[:len(firsts)], pairs, strict=True)]
         return pad_batch_ids(out, self.finisher.padding)
+
+
+def _column_maker(padding: PaddingParams | None, rows: int):
+    """``alloc`` for the C columns: pooled memory, the padded batch checked against its cap.
+
+    The C code asks for the ids column first, every row already padded: its size is
+    the padded batch, refused (``check_padded_batch``) before any of it exists.
+    """
+    checked: list[bool] = []
+
+    def make(nbytes: int):
+        if padding is not None and rows and not checked:
+            checked.append(True)
+            check_padded_batch(rows, nbytes // 8 // rows)
+        return _ARRAYS.take(nbytes // 8)
+    return make
 
 
 def _truncation_args(params: TruncationParams | None) -> tuple | None:

@@ -52,6 +52,8 @@ def encode_many(seq: SequenceEncoder, post_processor, items: list, *, add_specia
     ``truncation`` / ``padding`` None means none; ``post_processor`` None joins a pair
     without special tokens.
     """
+    if padding is not None:  # before any row is padded (each may be, as it is finished)
+        padding.check_rows(len(items))
     with _collector_paused():
         finisher = Finisher(post_processor, add_special_tokens, truncation, padding)
         out = _finished(seq, finisher, items, check_thread_count(num_threads))

@@ -23,7 +23,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import require
-from .padding import DIRECTIONS, PaddingParams, TruncationParams, pad_ids
+from .padding import (
+    DIRECTIONS,
+    PaddingParams,
+    TruncationParams,
+    check_multiple_fits,
+    pad_ids,
+)
 from .pretokenized import check_words, encode_words_with
 
 _PADDING = {False: None, None: None, "do_not_pad": None, True: "longest", "longest": "longest",
@@ -238,6 +244,7 @@ def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True
     trunc = _truncation_params(tok, _option("truncation", truncation, _TRUNCATION),
                                max_length, stride,
                                _side("truncation_side", truncation_side, tok.truncation_side))
+    check_multiple_fits(pad, trunc)
     options: dict[str, Any] = {"truncation": trunc, "padding": pad,
                                "add_special_tokens": add_special_tokens,
                                "num_threads": num_threads}
@@ -370,7 +377,7 @@ def _plain(value) -> list:
 
 def _pad_columns(columns: dict[str, list], params: PaddingParams,
                  skip: tuple[str, ...]) -> dict[str, list]:
-    target = params.target_length([len(row) for row in columns["input_ids"]])
+    target = params.batch_length([len(row) for row in columns["input_ids"]])
     out = {}
     for key, rows in columns.items():
         if key not in _PAD_VALUES or key in skip:

@@ -94,9 +94,13 @@ class Finisher:
 
 
 def pad_batch(encodings: list[Encoding], padding: PaddingParams | None) -> None:
-    """Pad a batch's encodings to the length its padding settings ask for, in place."""
+    """Pad a batch's encodings to the length its padding settings ask for, in place.
+
+    A batch padded over ``padding.MAX_PADDED_BATCH`` tokens is refused before any row
+    grows (``PaddingParams.check_rows`` refuses what is sure to be, before encoding).
+    """
     if padding is not None and len(encodings) > 1:
-        target = padding.target_length([len(e) for e in encodings])
+        target = padding.batch_length([len(e) for e in encodings])
         for enc in encodings:
             pad(enc, target, padding)
 
@@ -105,7 +109,7 @@ def pad_batch_ids(batch: list[list[int]], padding: PaddingParams | None) -> list
     """``pad_batch`` for lists of ids (a new list)."""
     if padding is None:
         return batch
-    target = padding.target_length([len(ids) for ids in batch])
+    target = padding.batch_length([len(ids) for ids in batch])
     return [pad_ids(ids, target, padding) for ids in batch]
 
 

@@ -7,7 +7,13 @@ HF's ``tokenizer.json`` blocks. ``truncation_lengths`` is HF's rule for how many
 of each sequence of a pair to keep; it is shared by the full and the ids-only paths so
 that both cut at the same place.
 
-Not handled here: the windows a truncation produces (``Encoding.truncate``).
+Padding is bounded per batch as well as per sequence: ``MAX_PADDED_LENGTH`` caps one
+padded length, and ``MAX_PADDED_BATCH`` caps a whole batch's rows times its padded
+length (``check_padded_batch``, on both backends, before the padding is made), so a
+fixed length at the cap cannot be multiplied by the batch size.
+
+Not handled here: the windows a truncation produces (``Encoding.truncate``; the
+overflowing windows of one input are padded too, and not counted as rows here).
 """
 
 from __future__ import annotations
@@ -17,6 +23,10 @@ from dataclasses import asdict, dataclass
 from ..errors import MAX_PADDED_LENGTH, MAX_SEQUENCE_LENGTH, TokenizeError, check_size
 
 STRATEGIES = ("longest_first", "only_first", "only_second")
+MAX_PADDED_BATCH = 1 << 24
+"""Rows x padded length of one padded batch (16,777,216 tokens: 32,768 rows of 512, 2,048
+of 8,192). A padded token costs ~24-40 bytes as arrays and ~75 as ``Encoding`` lists, so
+this bounds a batch to about 0.7-1.3 GB; encode more in several batches."""
 DIRECTIONS = ("right", "left")
 
 
@@ -102,6 +112,50 @@ class PaddingParams:
         if multiple and target % multiple:
             target += multiple - target % multiple
         return target
+
+    def batch_length(self, lengths: list[int]) -> int:
+        """``target_length`` of a batch, refused when the padded batch is over the cap."""
+        target = self.target_length(lengths)
+        check_padded_batch(len(lengths), target)
+        return target
+
+    def padded_bound(self, longest: int) -> int:
+        """The padded length of a batch whose rows hold at most ``longest`` tokens."""
+        n = max(longest, self.length or 0)
+        multiple = self.pad_to_multiple_of
+        return n + (multiple - n % multiple) % multiple if multiple else n
+
+    def check_rows(self, rows: int) -> None:
+        """Refuse, before encoding, a batch of ``rows`` that padding surely takes over the cap.
+
+        Each row holding a token is padded to at least the fixed length, or the
+        multiple, so this holds before any length is known.
+        """
+        check_padded_batch(rows, self.target_length([1]))
+
+
+def check_padded_batch(rows: int, length: int) -> None:
+    """Refuse to pad ``rows`` rows to ``length`` tokens when that is over the batch cap."""
+    if rows > 1 and rows * length > MAX_PADDED_BATCH:
+        raise TokenizeError(
+            f"padding {rows:,} rows to {length:,} tokens makes {rows * length:,} tokens, over "
+            f"the cap of {MAX_PADDED_BATCH:,} for one batch (rows x padded length): encode "
+            f"in smaller batches, or pad to a shorter length")
+
+
+def check_multiple_fits(padding: PaddingParams | None,
+                        truncation: TruncationParams | None) -> None:
+    """Refuse truncation to a length that padding to a multiple would pass (transformers).
+
+    ``tok(..., truncation=True, max_length=12, pad_to_multiple_of=8)`` would return
+    16 ids, more than ``max_length``: transformers raises this ``ValueError``.
+    """
+    if padding is None or truncation is None or not padding.pad_to_multiple_of:
+        return
+    if truncation.max_length % padding.pad_to_multiple_of:
+        raise ValueError(f"Truncation and padding are both activated but truncation length "
+                         f"({truncation.max_length}) is not a multiple of pad_to_multiple_of "
+                         f"({padding.pad_to_multiple_of}).")
 
 
 def truncation_lengths(n1: int, n2: int | None, params: TruncationParams,

@@ -41,6 +41,8 @@ def encode_words_with(tok, items: list[WordsItem], *, truncation: TruncationPara
     ``tok`` is read through its public interface only (``encode_batch_with``,
     ``post_processor``).
     """
+    if padding is not None:  # before any row is padded (each is, as it is finished)
+        padding.check_rows(len(items))
     sequences = [seq for first, second in items for seq in (first, second) if seq is not None]
     flat_words = [word for seq in sequences for word in seq]
     encoded = iter(tok.encode_batch_with(flat_words, truncation=None, padding=None,
