@@ -488,12 +488,19 @@ def _short(text: str) -> str:
 
 
 def describe(items: list, limit: int = 40) -> str:
-    """A short spelling of parsed items for messages (long classes cut)."""
-    try:
-        text = _spell(items)
-    except Exception:  # pragma: no cover - a construct the speller does not know
-        text = "a part"
-    return "`" + (text if len(text) <= limit else text[:limit - 1] + "…") + "`"
+    """A short spelling of parsed items for messages (long classes cut, quantifiers kept)."""
+    text = _spell(items)
+    if len(text) > limit and len(items) == 1 and items[0][0] in (C.MAX_REPEAT, C.MIN_REPEAT):
+        op, (low, high, body) = items[0]
+        after = _quantifier(low, high) + ("?" if op is C.MIN_REPEAT else "")
+        return "`" + _cut(_spell(body), limit - len(after)) + after + "`"
+    return "`" + _cut(text, limit) + "`"
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit - 2] + "…" + ("]" if text.startswith("[") else "")
 
 
 def _spell(items) -> str:
