@@ -16,20 +16,27 @@ arrays, TensorFlow SavedModels), so that all of them behave alike:
   temporary;
 - ``AtomicFile`` writes one file; ``FileSet`` several files that belong together (a
   tokenizer directory, a bundle directory, an ``.npy`` pair): all are written to
-  temporaries, then, under an exclusive lock on the folder, the files only the previous
-  save had are removed, a manifest of the new files' sizes and SHA-256
-  (``formats.manifest``) is renamed in, then each file; readers
-  (``read_file_set``) take a shared lock and check the files against the manifest, so
-  they see the old set, the new set, or (after a killed run) a clear error, never a
-  mix. A set never removes a file it did not write: the only files it deletes are those
-  the previous manifest listed, still unchanged, that the new set no longer has.
+  temporaries, then, under an exclusive lock on the folder, the files it replaces are
+  kept aside whole (``formats.journal``), the files only the previous save had are
+  removed, a manifest of the new files' sizes and SHA-256 (``formats.manifest``) is
+  renamed in, then each file, and the kept set is dropped. Readers (``read_file_set``)
+  first put back a set a killed commit kept aside, then take a shared lock and check the
+  files against the manifest, so they see the old set whole or the new one, never a mix.
+  A set never removes a file it cannot show it wrote: the only files it deletes are
+  those its own previous manifest (same name, same kind) listed, plain files inside the
+  folder, still unchanged, that the new set no longer has; a file at the manifest's name
+  that is not a manifest of this package is never replaced (the save is refused, naming
+  it). Every name is reached without following a link (``formats.inside``): a folder of
+  the set that is a link is refused, a link at a file's name is replaced, never written
+  through.
 - ``atomic_directory`` builds a whole directory (the TensorFlow export) beside the target
   and swaps it in; it refuses to replace anything but an empty directory or an earlier
   output of the same kind that holds only the files its manifest lists.
 
 Test hook: when ``WORDPIECES_TEST_PAUSE_AFTER_RENAME`` is set to a number of seconds,
 every rename of a multi-file commit prints ``wordpieces-test: renamed NAME`` on stderr
-and sleeps that long, so that tests can kill a writer exactly between two renames.
+and sleeps that long, so that tests can kill a writer exactly between two renames
+(``formats.journal.test_pause``).
 
 Not handled here: keeping the replaced file's owner, group, ACLs or extended attributes;
 writing through a symlink (the link itself is replaced by a regular file); a lock on
@@ -46,12 +53,30 @@ import errno
 import os
 import shutil
 import sys
-import time
 from collections.abc import Iterator
 from typing import IO
 
 from ..errors import FormatError
-from .manifest import MANIFEST, file_entry, manifest_text, read_manifest, verify_files
+from .folder_lock import LOCK_WAIT_SECONDS, directory_lock
+from .inside import check_not_special, check_plain, plain_kind, refusal, unlink_plain
+from .journal import (
+    PAUSE_ENV,
+    finish,
+    keep_previous,
+    previous_path,
+    recover,
+    roll_back,
+    test_pause,
+)
+from .manifest import (
+    MANIFEST,
+    Manifest,
+    file_entry,
+    manifest_text,
+    plain_entry,
+    read_manifest,
+    verify_files,
+)
 from .temporaries import (
     checked_target,
     create_temporary,
@@ -66,12 +91,10 @@ from .temporaries import (
     temporary_name,
 )
 
-__all__ = ["AtomicFile", "FileSet", "atomic_directory", "atomic_write_bytes",
+__all__ = ["PAUSE_ENV", "AtomicFile", "FileSet", "atomic_directory", "atomic_write_bytes",
            "atomic_write_text", "check_replaceable", "checked_target", "current_umask",
-           "fsync_directory", "naming", "read_file_set"]
+           "fsync_directory", "naming", "own_manifest", "read_file_set", "recover"]
 
-PAUSE_ENV = "WORDPIECES_TEST_PAUSE_AFTER_RENAME"
-LOCK_WAIT_SECONDS = 60.0  # longest wait for another writer's commit (or a reader)
 
 
 # ---------------------------------------------------------------- one file
@@ -195,6 +218,7 @@ class FileSet:
         except OSError as e:
             raise naming(e, self.target) from None
         self._folder("")
+        own_manifest(self.directory, self.manifest)  # a foreign one: refused before any work
         if not shared_folder:  # a folder of its own (not the one an .npy pair goes to)
             self._clean_subfolders()
 
@@ -211,10 +235,18 @@ class FileSet:
                         os.rmdir(entry.path)  # only if now empty
 
     def _folder(self, subfolder: str) -> str:
-        """Make ``subfolder`` of the set's directory and clear dead writers' leftovers."""
+        """Make ``subfolder`` of the set's directory and clear dead writers' leftovers.
+
+        A folder on the way that is a link (``bundle/en -> elsewhere``) is refused: the
+        set's files are written inside its directory only.
+        """
         folder = os.path.join(self.directory, *subfolder.split("/")) if subfolder \
             else self.directory
         if folder not in self._cleaned:
+            if subfolder:
+                path, what = plain_kind(self.directory, subfolder)
+                if what not in (None, "a directory"):
+                    raise refusal(path, what)
             os.makedirs(folder, exist_ok=True)
             remove_stale_temporaries(folder)
             self._cleaned.add(folder)
@@ -233,10 +265,12 @@ class FileSet:
         final = self._final(name)
         try:
             folder = self._folder(os.path.dirname(name))
-            if os.path.isdir(final):
+            path, what = plain_kind(self.directory, name)
+            if what == "a directory":
                 raise IsADirectoryError(errno.EISDIR, "is a directory", final)
             fd, temporary = create_temporary(folder, os.path.basename(name),
-                                              file_mode(final))
+                                              file_mode(final) if what is None
+                                              else 0o666 & ~current_umask())
         except OSError as e:
             raise naming(e, final) from None
         stream = open_stream(fd, final, binary)
@@ -254,8 +288,13 @@ class FileSet:
             for name, (temporary, stream) in self._temporaries.items():
                 _seal(stream)
                 entries[name] = file_entry(temporary)
-            replaced = {name: _version(self._final(name)) for name in entries}
-            with directory_lock(self.directory, exclusive=True):
+            replaced = {name: _version(self.directory, name) for name in entries}
+            with directory_lock(self.directory, exclusive=True) as held:
+                if not held:
+                    raise BlockingIOError(errno.EAGAIN, f"another process has held this "
+                                          f"folder's lock for {LOCK_WAIT_SECONDS:.0f} s (a "
+                                          f"save stopped inside its commit?): nothing was "
+                                          f"changed; try again", self.target)
                 self._commit_locked(entries, replaced)
         except BaseException as e:
             self.discard()
@@ -266,20 +305,37 @@ class FileSet:
             fsync_directory(folder)
 
     def _commit_locked(self, entries: dict[str, dict], replaced: dict) -> None:
-        """Under the folder's lock: write the manifest, rename it in, then every file."""
+        """Under the folder's lock: keep the old set aside, write the manifest, rename it
+        in, then every file; then drop the kept set (``formats.journal``)."""
+        roll_back(self.directory, self.manifest)  # a killed earlier commit: undo it first
         for name in entries:  # another writer may have committed since they were hashed
-            now = _stat_key(self._final(name))
+            now = _stat_key(self.directory, name)
             if (replaced[name] or (None,))[0] != now:
-                replaced[name] = _version(self._final(name))
+                replaced[name] = _version(self.directory, name)
         for name, entry in entries.items():
             if replaced[name] is not None and replaced[name][1] != entry:
                 entry["replaces"] = replaced[name][1]
         listing = self._open(self.manifest, binary=False)  # a full disk fails here, early
-        listing.write(manifest_text(self.kind, entries))
+        listing.write(manifest_text(self.kind, entries, self.manifest))
         _seal(listing)
-        # Files only the previous save had go next: cut off after this, the old manifest
-        # misses them (an error), never a complete-looking new set beside them.
-        self._remove_dropped(_previous_files(self.directory, self.manifest), entries)
+        dropped = self._dropped(own_manifest(self.directory, self.manifest), entries)
+        keep_previous(self.directory, self.manifest,
+                      sorted(entries) + dropped + [self.manifest],
+                      {**entries, self.manifest: file_entry(
+                          self._temporaries[self.manifest][0])})
+        try:
+            self._switch(dropped)
+        except BaseException:  # disk error, Ctrl-C: the old set goes back now
+            with contextlib.suppress(OSError, FormatError):
+                roll_back(self.directory, self.manifest)
+            raise
+        finish(self.directory, self.manifest)
+
+    def _switch(self, dropped: list[str]) -> None:
+        """Remove the dropped files, rename the manifest in, then every file."""
+        for name in dropped:
+            unlink_plain(self.directory, name)
+            _remove_empty_folders(os.path.dirname(self._final(name)), self.directory)
         _rename(self._temporaries[self.manifest][0], self._final(self.manifest),
                 self.manifest)
         del self._temporaries[self.manifest]
@@ -287,16 +343,24 @@ class FileSet:
             _rename(self._temporaries[name][0], self._final(name), name)
         self._temporaries.clear()
 
-    def _remove_dropped(self, previous: dict[str, dict], entries: dict[str, dict]) -> None:
-        """Delete files the previous save wrote, still unchanged, that this one has not."""
-        for name, entry in previous.items():
-            path = self._final(name)
-            if name in entries or name == self.manifest or not os.path.isfile(path):
+    def _dropped(self, previous: Manifest | None, entries: dict[str, dict]) -> list[str]:
+        """The files this set's previous save wrote, still unchanged, that it has not.
+
+        Only a manifest this set wrote counts (its own name and kind recorded): a copy
+        of another set's manifest (``cp train.manifest.json val.manifest.json``) or an
+        older save's removes nothing. Only plain files inside the folder count.
+        """
+        if previous is None or previous.name != self.manifest or previous.kind != self.kind:
+            return []
+        dropped = []
+        for name, entry in previous.files.items():
+            if name in entries or name == self.manifest:
                 continue
-            with contextlib.suppress(OSError):
-                if file_entry(path) == {"size": entry["size"], "sha256": entry["sha256"]}:
-                    os.unlink(path)
-                    _remove_empty_folders(os.path.dirname(path), self.directory)
+            with contextlib.suppress(OSError, FormatError):
+                if plain_entry(self.directory, name) == {"size": entry["size"],
+                                                         "sha256": entry["sha256"]}:
+                    dropped.append(name)
+        return dropped
 
     def discard(self) -> None:
         """Close and remove every temporary; the targets are left as they were."""
@@ -321,32 +385,41 @@ class FileSet:
             raise naming(exc, self.target) from None
 
 
-def _stat_key(path: str) -> tuple | None:
+def _stat_key(directory: str, name: str) -> tuple | None:
+    """Identity of the regular file at ``name`` (no link followed), None if none."""
+    path, what = plain_kind(directory, name)
     try:
-        st = os.stat(path)
+        st = os.lstat(path)
     except OSError:
         return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+    return None if what is not None else (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _version(path: str) -> tuple[tuple, dict] | None:
-    """The stat key and the size and SHA-256 of the file at ``path``, None if none."""
-    key = _stat_key(path)
-    if key is None or not os.path.isfile(path):
+def _version(directory: str, name: str) -> tuple[tuple, dict] | None:
+    """The stat key and the size and SHA-256 of regular file ``name``, None if none."""
+    key = _stat_key(directory, name)
+    if key is None:
         return None
     try:
-        return key, file_entry(path)
-    except OSError:
+        entry = plain_entry(directory, name)
+    except (OSError, FormatError):
         return None
+    return None if entry is None else (key, entry)
 
 
-def _previous_files(directory: str, manifest: str) -> dict[str, dict]:
-    """The files the last complete save listed (none if its manifest is missing or bad)."""
+def own_manifest(directory: str, manifest: str) -> Manifest | None:
+    """The manifest a save into ``directory`` replaces (None if there is none).
+
+    Anything else at its name (a file another tool wrote, a link, a FIFO) is never
+    overwritten: a ``FileExistsError`` naming it.
+    """
+    path = os.path.join(directory, manifest)
     try:
-        listed = read_manifest(os.path.join(directory, manifest))
-    except FormatError:
-        return {}
-    return {} if listed is None else listed.files
+        return read_manifest(path)
+    except FormatError as e:
+        raise FileExistsError(errno.EEXIST, f"{manifest} is there and is not a manifest "
+                              f"wordpieces wrote ({e}): refusing to replace it; move it "
+                              f"away or choose another output name", path) from None
 
 
 def _remove_empty_folders(folder: str, root: str) -> None:
@@ -360,73 +433,37 @@ def _remove_empty_folders(folder: str, root: str) -> None:
 
 def _rename(source: str, destination: str, label: str) -> None:
     os.replace(source, destination)
-    _test_pause(label)
-
-
-def _test_pause(label: str) -> None:
-    """The test hook: announce a rename and wait, so a test can kill the writer here."""
-    pause = os.environ.get(PAUSE_ENV)
-    if pause:
-        sys.stderr.write(f"wordpieces-test: renamed {label}\n")
-        sys.stderr.flush()
-        time.sleep(float(pause))
+    test_pause(label)
 
 
 def read_file_set(directory: str | os.PathLike, *, manifest: str = MANIFEST,
-                  keep=()) -> dict[str, bytes] | None:
+                  keep=(), reads=()) -> dict[str, bytes] | None:
     """Check a saved set against its manifest; return the bytes of the files in ``keep``.
 
-    None when ``directory`` has no manifest (a folder another tool wrote, or an older
-    save): the caller reads the files as they are. A file that is missing or differs
-    from the manifest is a ``FormatError`` naming the folder and the file.
+    A set a killed save kept aside is put back first (``recover``). None when
+    ``directory`` has no manifest (a folder another tool wrote, a hub checkout of links,
+    or an older save): the caller reads the files as they are, but one of ``keep`` or
+    ``reads`` that is a FIFO or device is refused. With a manifest, the manifest, every
+    file it lists and ``reads`` (names the caller opens itself) must be plain files
+    inside the folder, never links. A file that is missing or differs from the manifest
+    is a ``FormatError`` naming the folder and the file.
     """
     directory = os.fspath(directory)
+    recover(directory, manifest)
     with directory_lock(directory, exclusive=False):
         listed = read_manifest(os.path.join(directory, manifest))
         if listed is None:
+            check_not_special(directory, [*keep, *reads])
             return None
-        return verify_files(directory, listed.files, manifest, keep=set(keep))
-
-
-@contextlib.contextmanager
-def directory_lock(directory: str, *, exclusive: bool) -> Iterator[None]:
-    """Hold ``flock`` on ``directory`` (shared for readers, exclusive for a commit).
-
-    Best effort: where the system or the file system has no ``flock``, no lock is taken;
-    a lock still held after ``LOCK_WAIT_SECONDS`` (a writer stopped with Ctrl-Z inside
-    its commit) is given up on, so nothing waits forever: the manifest check still
-    reports a mix.
-    """
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        yield
-        return
-    try:
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        yield
-        return
-    try:
-        _wait_for_lock(fcntl, fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
-def _wait_for_lock(fcntl, fd: int, kind: int) -> None:
-    """Take lock ``kind`` on ``fd``, polling, for at most ``LOCK_WAIT_SECONDS``."""
-    deadline = time.monotonic() + LOCK_WAIT_SECONDS
-    while True:
+        check_plain(directory, [*keep, *reads])
         try:
-            fcntl.flock(fd, kind | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                return
-            time.sleep(0.01)
-        except OSError:  # no flock on this file system
-            return
+            return verify_files(directory, listed.files, manifest, keep=set(keep))
+        except FormatError as e:
+            if os.path.lexists(previous_path(directory, manifest)):
+                raise FormatError(f"{e} (the previous save is kept whole in "
+                                  f"{previous_path(directory, manifest)}: a load or save "
+                                  f"that may write the folder puts it back)") from None
+            raise
 
 
 # ---------------------------------------------------------------- a whole directory
@@ -511,7 +548,7 @@ def _write_tree_manifest(root: str, kind: str) -> None:
     entries = {name: file_entry(os.path.join(root, *name.split("/")))
                for name in _tree_files(root) if name != MANIFEST}
     with open(os.path.join(root, MANIFEST), "w", encoding="utf-8", newline="\n") as f:
-        f.write(manifest_text(kind, entries))
+        f.write(manifest_text(kind, entries, MANIFEST))
 
 
 def _swap_in(staging: str, path: str, parent: str) -> None:
@@ -520,7 +557,7 @@ def _swap_in(staging: str, path: str, parent: str) -> None:
         _rename(staging, path, os.path.basename(path))
         return
     if exchange(staging, path):  # staging now holds the old directory
-        _test_pause(os.path.basename(path))
+        test_pause(os.path.basename(path))
         shutil.rmtree(staging, ignore_errors=True)
         return
     old = os.path.join(parent, temporary_name(os.path.basename(path), "old"))

@@ -12,9 +12,13 @@ It is the counterpart of the TensorFlow tutorial's exported "converter" module h
 own attributes (no path traversal, no shadowing), a name stored twice is refused, the
 bytes inflated from one zip are capped at ``MAX_BUNDLE_BYTES`` in total (read in chunks:
 a member that inflates past the cap is stopped there, whatever its header claims), and
-nothing is executed or unpickled. A ``.zip`` is written in one atomic rename; a
-directory through ``formats.atomic.FileSet`` (a manifest, checked on load: the previous
-bundle or the new one, never a mix).
+nothing is executed or unpickled; a member's ``vocab.txt`` is read as a vocabulary
+(UTF-8, one token a line, errors naming the member and line) before it is cached. A
+``.zip`` is written in one atomic rename; a directory through
+``formats.atomic.FileSet`` (a manifest, checked on load: the previous bundle or the new
+one, never a mix). In a bundle directory every file read and every member folder is a
+plain file or folder inside it (``formats.inside``): a link or a FIFO is refused by
+name, on save as on load.
 
 ``get_vocab_path()`` of a member loaded from a zip is a real file: the member's
 ``vocab.txt`` is copied once into a cache named by its SHA-256
@@ -39,7 +43,10 @@ import zlib
 
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
-from .atomic import AtomicFile, FileSet, atomic_write_bytes, read_file_set
+from ..vocab import parse_vocab_lines
+from .atomic import AtomicFile, FileSet, atomic_write_bytes, read_file_set, recover
+from .inside import check_plain
+from .manifest import MANIFEST
 from .strict_json import Node, parse_json, read_bytes
 from .tokenizer_json import (
     TOKENIZER_JSON,
@@ -176,10 +183,16 @@ def load_bundle(path: str | os.PathLike) -> Bundle:
 def _load_directory(path: str) -> Bundle:
     """A bundle directory, checked against its manifest when it has one (older saves not)."""
     manifest = os.path.join(path, BUNDLE_JSON)
+    recover(path, MANIFEST)  # before bundle.json is read: it may be a killed save's
+    listed = _listed_names(path)
     saved = read_file_set(path, keep=[BUNDLE_JSON] + [
-        f"{n}/{f}" for n in _listed_names(path) for f in (TOKENIZER_JSON, WORDPIECES_JSON)])
+        f"{n}/{f}" for n in listed for f in (TOKENIZER_JSON, WORDPIECES_JSON)],
+        reads=[f"{n}/{VOCAB_TXT}" for n in listed])
     if saved is None:
+        check_plain(path, [BUNDLE_JSON])
         names = _member_names(read_bytes(manifest), manifest)
+        check_plain(path, [f"{n}/{f}" for n in names
+                           for f in (TOKENIZER_JSON, WORDPIECES_JSON, VOCAB_TXT)])
         return Bundle(**{n: Tokenizer.from_file(os.path.join(path, n, TOKENIZER_JSON))
                          for n in names})
     if BUNDLE_JSON not in saved:
@@ -280,6 +293,8 @@ def _load_zip(zf: zipfile.ZipFile, path: str) -> Bundle:
         if data is None:
             raise FormatError(f"{path}: bundle member {name!r} has no {TOKENIZER_JSON}")
         vocab = reader.read(f"{name}/{VOCAB_TXT}")
+        if vocab is not None:  # checked before it becomes get_vocab_path()'s file
+            parse_vocab_lines(vocab, f"{path}/{name}/{VOCAB_TXT}")
         members[name] = _member(data, f"{path}/{name}/{TOKENIZER_JSON}",
                                 reader.read(f"{name}/{WORDPIECES_JSON}"),
                                 None if vocab is None else cached_vocab_file(vocab))

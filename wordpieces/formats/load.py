@@ -6,7 +6,11 @@ holding ``bundle.json`` or a ``.zip`` is a bundle; a directory holding ``tokeniz
 ``tokenizer_config.json`` (a slow-only ``save_pretrained``), is one tokenizer; a
 ``.json`` file is a ``tokenizer.json``; any other file is a ``vocab.txt`` (``.gz``,
 ``.bz2``, ``.xz`` too), built by ``Tokenizer.from_vocab`` with the given options; a pipe
-is told apart by its content. It is the one module that knows both
+is told apart by its content. In a directory, the files a load reads are never FIFOs
+or devices (refused by name, never opened); in one a wordpieces save wrote (it holds
+``wordpieces-manifest.json``) or a bundle, never links either (``formats.inside``),
+while a folder another tool wrote may be links (a hub checkout). It is the one module
+that knows both
 tokenizers and bundles, so neither ``tokenizer_json`` nor ``bundle`` imports the other's
 loader.
 
@@ -21,12 +25,19 @@ import os
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
 from ..vocab import Vocab, parse_vocab_lines
+from .atomic import recover
 from .bundle import BUNDLE_JSON, Bundle, load_bundle
+from .inside import check_not_special, check_plain
 from .lines import compression_of
 from .lines import read_bytes as read_all
+from .manifest import MANIFEST
 from .strict_json import read_bytes
-from .tokenizer_json import TOKENIZER_JSON, VOCAB_TXT, parts_from_str
+from .tokenizer_json import TOKENIZER_JSON, VOCAB_TXT, WORDPIECES_JSON, parts_from_str
 from .transformers_config import TOKENIZER_CONFIG_JSON
+
+SAVED_NAMES = (MANIFEST, BUNDLE_JSON, TOKENIZER_JSON, VOCAB_TXT, WORDPIECES_JSON,
+               TOKENIZER_CONFIG_JSON, "special_tokens_map.json")
+"""What a load may read from a directory (checked to be regular files first)."""
 
 
 def is_vocab_txt(path: str) -> bool:
@@ -84,6 +95,11 @@ def _load_stream(path: str, vocab_options: dict) -> Tokenizer:
 
 
 def _load_directory(path: str) -> Tokenizer | Bundle:
+    recover(path, MANIFEST)  # a killed save's kept set back first: what to load depends on it
+    check_not_special(path, SAVED_NAMES)
+    if os.path.lexists(os.path.join(path, MANIFEST)) or \
+            os.path.lexists(os.path.join(path, BUNDLE_JSON)):
+        check_plain(path, SAVED_NAMES)  # a wordpieces save: no links either
     if os.path.isfile(os.path.join(path, BUNDLE_JSON)):
         return load_bundle(path)
     has = {name: os.path.isfile(os.path.join(path, name))

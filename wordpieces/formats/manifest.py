@@ -16,7 +16,10 @@ hand), which is read as it is.
 
 The manifest is untrusted input like any saved file: names must be plain relative paths
 (no ``..``, no absolute path), sizes and digests are type-checked, and a problem is a
-``FormatError`` naming the file and the JSON path.
+``FormatError`` naming the file and the JSON path. The manifest and every file it lists
+are read through ``formats.inside`` (no link followed, no FIFO opened blocking). A
+manifest records its own file name (``name``), so a copy of it under another name
+(``cp train.manifest.json val.manifest.json``) is told apart from the one its save wrote.
 
 Not handled here: writing the files (``formats.atomic``); what the files mean.
 """
@@ -30,6 +33,7 @@ import os
 import re
 
 from ..errors import FormatError
+from .inside import open_plain, read_plain
 from .strict_json import Node, parse_json
 
 MANIFEST = "wordpieces-manifest.json"
@@ -41,25 +45,41 @@ _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 
 @dataclasses.dataclass(frozen=True)
 class Manifest:
-    """What a manifest says: the kind of set and each file's size and SHA-256."""
+    """What a manifest says: the kind of set, each file's size and SHA-256, and the
+    manifest's own file name when it is recorded (older saves do not)."""
 
     kind: str
     files: dict[str, dict]
+    name: str | None = None
 
 
-def manifest_text(kind: str, entries: dict[str, dict]) -> str:
-    """The JSON text of a manifest listing ``entries`` (name -> size and sha256)."""
-    return json.dumps({"format": MANIFEST_FORMAT, "kind": kind,
+def manifest_text(kind: str, entries: dict[str, dict], name: str) -> str:
+    """The JSON text of manifest ``name`` listing ``entries`` (name -> size and sha256)."""
+    return json.dumps({"format": MANIFEST_FORMAT, "kind": kind, "name": name,
                        "files": dict(sorted(entries.items()))}, indent=1) + "\n"
 
 
 def file_entry(path: str) -> dict:
     """The size and SHA-256 of file ``path``, read in chunks (any size)."""
-    digest, size = hashlib.sha256(), 0
     with open(path, "rb") as f:
-        while chunk := f.read(_CHUNK):
-            digest.update(chunk)
-            size += len(chunk)
+        return _entry_of(f)
+
+
+def plain_entry(root: str, name: str) -> dict | None:
+    """The size and SHA-256 of regular file ``root/name`` (no link followed), None if
+    missing; a link or special file is a ``FormatError`` (``formats.inside``)."""
+    fd = open_plain(root, name)
+    if fd is None:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        return _entry_of(f)
+
+
+def _entry_of(f) -> dict:
+    digest, size = hashlib.sha256(), 0
+    while chunk := f.read(_CHUNK):
+        digest.update(chunk)
+        size += len(chunk)
     return {"size": size, "sha256": digest.hexdigest()}
 
 
@@ -71,14 +91,15 @@ def is_safe_name(name: str) -> bool:
 
 
 def read_manifest(path: str) -> Manifest | None:
-    """The files listed by manifest ``path`` (None when there is none), checked."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_MANIFEST_BYTES + 1)
-    except FileNotFoundError:
+    """The files listed by manifest ``path`` (None when there is none), checked.
+
+    A link or a special file at ``path`` is a ``FormatError`` (never followed or opened
+    blocking).
+    """
+    data = read_plain(os.path.dirname(path) or os.curdir, os.path.basename(path),
+                      MAX_MANIFEST_BYTES)
+    if data is None:
         return None
-    except OSError as e:
-        raise FormatError(f"{path}: cannot read: {e.strerror}") from None
     if len(data) > MAX_MANIFEST_BYTES:
         raise FormatError(f"{path}: larger than {MAX_MANIFEST_BYTES} bytes: not a manifest")
     return parse_manifest(data, path)
@@ -92,6 +113,7 @@ def parse_manifest(data: bytes, source: str) -> Manifest:
         root.fail(f"unsupported format {fmt!r} (this version reads {MANIFEST_FORMAT!r})",
                   "format")
     kind = root.get("kind", "a string")
+    own_name = root.get("name", "a string", default=None)
     files = {}
     for name, node in root.child("files").members():
         if not is_safe_name(name):
@@ -100,7 +122,7 @@ def parse_manifest(data: bytes, source: str) -> Manifest:
         replaced = node.child("replaces", default=None)
         if replaced.value is not None:
             files[name]["replaces"] = _checked_version(replaced)
-    return Manifest(kind, files)
+    return Manifest(kind, files, own_name)
 
 
 def _checked_version(node: Node) -> dict:
@@ -123,8 +145,7 @@ def verify_files(directory: str, listed: dict[str, dict], manifest_name: str, *,
     """
     kept = {}
     for name, entry in listed.items():
-        path = os.path.join(directory, *name.split("/"))
-        found = _read_entry(path, entry, keep=name in keep)
+        found = _read_entry(directory, name, entry, keep=name in keep)
         if found is None:
             raise mixed_error(directory, name, manifest_name, "it is missing")
         seen, data = found
@@ -143,8 +164,10 @@ def _identity(entry: dict) -> dict:
     return {"size": entry["size"], "sha256": entry["sha256"]}
 
 
-def _read_entry(path: str, entry: dict, *, keep: bool) -> tuple[dict, bytes] | None:
-    """The size and SHA-256 of ``path`` (and its bytes if ``keep``); None if missing.
+def _read_entry(directory: str, name: str, entry: dict, *,
+                keep: bool) -> tuple[dict, bytes] | None:
+    """The size and SHA-256 of ``directory/name`` (and its bytes if ``keep``); None if
+    missing. A link or a special file there is a ``FormatError`` (``formats.inside``).
 
     Without ``keep``, a file larger than both versions the manifest knows is not read
     whole: it is neither, whatever its hash.
@@ -152,8 +175,11 @@ def _read_entry(path: str, entry: dict, *, keep: bool) -> tuple[dict, bytes] | N
     replaced = entry.get("replaces") or {"size": -1}
     largest = max(entry["size"], replaced["size"])
     digest, size, parts = hashlib.sha256(), 0, []
+    fd = open_plain(directory, name)
+    if fd is None:
+        return None
     try:
-        with open(path, "rb") as f:
+        with os.fdopen(fd, "rb") as f:
             while chunk := f.read(_CHUNK):
                 digest.update(chunk)
                 size += len(chunk)
@@ -161,9 +187,8 @@ def _read_entry(path: str, entry: dict, *, keep: bool) -> tuple[dict, bytes] | N
                     parts.append(chunk)
                 elif size > largest:
                     return {"size": size, "sha256": ""}, b""
-    except FileNotFoundError:
-        return None
     except OSError as e:
+        path = os.path.join(directory, *name.split("/"))
         raise FormatError(f"{path}: cannot read: {e.strerror}") from None
     return {"size": size, "sha256": digest.hexdigest()}, b"".join(parts)
 
