@@ -117,11 +117,12 @@ def bundle(data: bytes) -> None:
 
 
 def regex(data: bytes) -> None:
-    """A Split/Replace pattern: compiled only if it cannot backtrack exponentially.
+    """A Split/Replace pattern: compiled by re only if its scan is proved linear.
 
     A pattern judged safe is run on texts built to make a backtracking engine blow up
-    (runs of its own characters ending in a mismatch): the fuzzer's ``-timeout`` turns a
-    slow one into a finding.
+    (runs of its own characters ending in a mismatch; long ones, so that a scan that
+    re-reads a run from each start, quadratic, also takes seconds): the fuzzer's
+    ``-timeout`` turns a slow one into a finding.
     """
     pattern = data.decode("utf-8", "replace")
     try:
@@ -131,6 +132,9 @@ def regex(data: bytes) -> None:
     chars = sorted(set(re.sub(r"[\\()\[\]{}|*+?^$.]", "", pattern)))[:8] or ["a"]
     for ch in chars:
         for text in (ch * 28 + "\x00", (ch + " ") * 14 + "!", ch * 28):
+            list(compiled.finditer(text))
+    for ch in chars[:2]:
+        for text in (ch * 50_000 + "\x00", (ch + " ") * 25_000 + "!"):
             list(compiled.finditer(text))
 
 

@@ -178,5 +178,10 @@ def _escape(letter: str, in_class: bool, pattern: str, field: str) -> str:
 
 
 def risky_examples() -> Iterable[str]:
-    """Patterns known to backtrack exponentially with ``re`` (for tests and fuzzing seeds)."""
-    return (r"(a+)+$", r"(\w+\s?)+$", r"(a|a?)+$", r"(x+x+)+y", r"^(\d+)*$", r"(.*a){12}")
+    """Patterns known to backtrack superlinearly with ``re`` (for tests and fuzzing seeds)."""
+    return (r"(a+)+$", r"(\w+\s?)+$", r"(a|a?)+$", r"(x+x+)+y", r"^(\d+)*$", r"(.*a){12}",
+            # issue 25: polynomial and unrolled ones the first check let through
+            "a?" * 28 + "a" * 28, r"a*a*a*a*a*a*b", r"\s*\s*\s*\s*\s*x", r".*.*.*.*=.*x",
+            r"\d+\d+\d+\d+\d+x", r"(?:a|b)*(?:a|b)*(?:a|b)*(?:a|b)*c",
+            "a{0,1}" * 24 + "a" * 24, "(?:a|)" * 24 + "a" * 24, r"\s+$", r"a+b",
+            r"(?:ab)+?c")
