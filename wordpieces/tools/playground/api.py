@@ -16,7 +16,8 @@ The work of one request is bounded before it starts: a text is at most ``MAX_TEX
 a request holds only the fields its route reads, ``compare`` names each loaded tokenizer at
 most once (a name twice is refused, not merged) and encodes at most ``MAX_WORK_CHARS``
 characters in all (text length x names), and no string may hold a lone surrogate (JSON's
-``"\\ud800"`` escape without its pair decodes to one; it is not text and cannot be encoded).
+``"\\ud800"`` escape without its pair decodes to one; it is not text and cannot be encoded:
+``formats.strict_json`` refuses it, naming its JSON path).
 
 Not handled here: HTTP itself (``server``), loading tokenizers from files (the CLI).
 """
@@ -24,7 +25,6 @@ Not handled here: HTTP itself (``server``), loading tokenizers from files (the C
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from ...errors import FormatError
 from ...formats.strict_json import describe, parse_json
@@ -33,7 +33,6 @@ from ..inspect_vocab import CorpusStats, left_out_settings, vocab_facts
 
 MAX_TEXT_CHARS = 5000  # a playground text: a paragraph, not a corpus
 MAX_WORK_CHARS = 4 * MAX_TEXT_CHARS  # characters one compare encodes in all (text x names)
-LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 LONGEST_ENTRIES = 10
 MANY_PIECES = 4  # a word split into this many pieces or more is listed
 
@@ -69,26 +68,7 @@ def parse_request(body: bytes, *fields: str) -> dict:
     if unknown:
         raise ApiError(400, f"request body: unknown field {unknown[0]!r} (expected: "
                             f"{', '.join(fields)})")
-    refuse_lone_surrogates(value)
     return value
-
-
-def refuse_lone_surrogates(request: dict) -> None:
-    """Refuse (400) a string of ``request`` holding a lone surrogate, naming its JSON path."""
-    pending: list[tuple[str, object]] = list(request.items())
-    for path, value in pending:  # grows as it goes: breadth first, no recursion
-        if isinstance(value, str):
-            found = LONE_SURROGATE.search(value)
-            if found:
-                raise ApiError(400, f"request body: {path}: lone surrogate "
-                                    f"\\u{ord(found.group()):04x} at character {found.start()}: "
-                                    f"not valid Unicode (a JSON \\uD800-\\uDFFF escape must be "
-                                    f"half of a pair)")
-        elif isinstance(value, list):
-            pending += [(f"{path}[{i}]", item) for i, item in enumerate(value)]
-        elif isinstance(value, dict):
-            pending += [(f"{path} (a key)", key) for key in value]
-            pending += [(f"{path}[{key!r}]", item) for key, item in value.items()]
 
 
 def field(request: dict, name: str, kind: type):
