@@ -27,7 +27,8 @@ HEADERS = ["wp_module.h", "wp_finish_glue.h", "wp_columns.h"] + [f"core/{name}" 
 # The bottom-up learner's merge loop by count and likelihood
 # (wordpieces.learn.learners._merge_native).
 MERGE = "wordpieces/learn/learners/native"
-MERGE_SOURCES = ["wp_merge_module.c", "wp_merge.c", "wp_likelihood.c", "wp_pieces.c"]
+MERGE_SOURCES = ["wp_merge_module.c", "wp_merge.c", "wp_likelihood.c", "wp_names.c",
+                 "wp_pieces.c"]
 UNIX_FLAGS = ["-O3", "-std=c99", "-fvisibility=hidden", "-pthread"]
 
 

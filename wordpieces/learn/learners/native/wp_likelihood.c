@@ -17,9 +17,9 @@
  *   fell, so the entry is still an upper bound, re-scored when it reaches the top);
  * - a pair whose own count changed, whose (s, s) run count changed, or whose w was made
  *   again (c(w) grew: the gain rose) is pushed afresh;
- * - a merge lowers c(a) and c(b), which raises the gains of their pairs: a and b are
- *   deferred, each with the best current score among its pairs as a bound, and their
- *   pairs are pushed only when the bound reaches the top. c(new) grows, which only lowers
+ * - a merge lowers c(a) and c(b), which raises the gains of their pairs: those near the
+ *   top are pushed, and a and b are deferred with the best score among the others as a
+ *   bound, their pairs pushed when the bound reaches the top. c(new) grows, which only lowers
  *   the gains of new's pairs: nothing to do. A pair (s, x) whose w is not a token scores
  *   at most U(m) = Δf(c(s), -m) - Δf(N, -m) (f superadditive), so most pairs of a
  *   deferred symbol are bounded without being scored.
@@ -42,6 +42,7 @@
 
 #define TIE_TOLERANCE 1e-12   /* merge_scores.TIE_TOLERANCE */
 #define CEILING_CACHE 256     /* U(m) remembered for m below this, per deferral */
+#define FLUSH_SHARE 0.25      /* push a deferred symbol's pairs within this share of the top */
 #define LISTED_U 1            /* the pair is in pairs_of[u] */
 #define LISTED_V 2            /* the pair is in pairs_of[v] (u != v) */
 
@@ -87,9 +88,7 @@ struct wp_likelihood {
     lk_entry_t *group;       /* the tie window being settled */
     size_t n_group, cap_group;
 
-    int32_t *table;          /* names by hash: id + 1 (0 = empty); a power of two */
-    size_t cap_table;
-    int32_t n_named;
+    wp_name_index names;     /* symbol ids by name (wp_names.c) */
     uint32_t *prefix;
     size_t prefix_length;
 
@@ -147,57 +146,12 @@ static double gain_of(const wp_merger *m, int32_t p, int64_t merged) {
 
 /* ------------------------------------------------------------ names */
 
-static size_t hash_chars(const uint32_t *x, size_t nx, const uint32_t *y, size_t ny) {
-    uint64_t h = 0xcbf29ce484222325ull;  /* FNV-1a over code points, then a finalizer */
-    for (size_t i = 0; i < nx; i++) h = (h ^ x[i]) * 0x100000001b3ull;
-    for (size_t i = 0; i < ny; i++) h = (h ^ y[i]) * 0x100000001b3ull;
-    h = (h ^ (h >> 31)) * 0x94D049BB133111EBull;
-    return (size_t)(h ^ (h >> 29));
-}
-
-/* The id of the symbol named x + y, or -1. */
-static int32_t find_name(const wp_merger *m, const uint32_t *x, size_t nx, const uint32_t *y,
-                         size_t ny) {
-    const wp_likelihood *lk = m->lk;
-    size_t mask = lk->cap_table - 1;
-    for (size_t i = hash_chars(x, nx, y, ny) & mask;; i = (i + 1) & mask) {
-        int32_t slot = lk->table[i];
-        if (!slot) return -1;
-        const name_t *name = &m->names[slot - 1];
-        if (name->length == nx + ny && !memcmp(name->chars, x, nx * sizeof *x)
-            && (!ny || !memcmp(name->chars + nx, y, ny * sizeof *y)))
-            return slot - 1;
-    }
-}
-
-static void table_insert(int32_t *table, size_t cap, const name_t *name, int32_t id) {
-    size_t i = hash_chars(name->chars, name->length, NULL, 0) & (cap - 1);
-    while (table[i]) i = (i + 1) & (cap - 1);
-    table[i] = id + 1;
-}
-
-static int index_name(wp_merger *m, int32_t id) {
-    wp_likelihood *lk = m->lk;
-    if ((size_t)(lk->n_named + 1) * 2 > lk->cap_table) {
-        size_t cap = lk->cap_table ? lk->cap_table * 2 : 1024;
-        int32_t *table = calloc(cap, sizeof *table);
-        if (!table) return -1;
-        for (size_t i = 0; i < lk->cap_table; i++)
-            if (lk->table[i]) table_insert(table, cap, &m->names[lk->table[i] - 1], lk->table[i] - 1);
-        free(lk->table);
-        lk->table = table;
-        lk->cap_table = cap;
-    }
-    table_insert(lk->table, lk->cap_table, &m->names[id], id);
-    lk->n_named++;
-    return 0;
-}
-
 /* The token pair p makes, if it is a symbol: name(u) + name(v) without the prefix. */
 static int32_t product_of(const wp_merger *m, int32_t p) {
     const name_t *u = &m->names[m->pairs[p].u], *v = &m->names[m->pairs[p].v];
     size_t skip = v->length < m->lk->prefix_length ? v->length : m->lk->prefix_length;
-    return find_name(m, u->chars, u->length, v->chars + skip, v->length - skip);
+    return wp_names_find(&m->lk->names, m->names, u->chars, u->length, v->chars + skip,
+                         v->length - skip);
 }
 
 /* ------------------------------------------------------------ heaps */
@@ -365,8 +319,8 @@ static int push_above(wp_merger *m, int32_t symbol, int has_cut, double cut) {
 }
 
 /* Push the pairs of the deferred symbol of highest bound if it reaches `level` (has_level:
- * 0, any): 1; none does: 0; out of memory: -1. Pairs scoring at least level - |level|/2
- * are pushed, the others stay deferred. */
+ * 0, any): 1; none does: 0; out of memory: -1. Pairs scoring at least
+ * level - FLUSH_SHARE·|level| are pushed, the others stay deferred. */
 static int flush(wp_merger *m, int has_level, double level) {
     wp_likelihood *lk = m->lk;
     while (lk->n_bounds && lk->deferred[lk->bounds[0].symbol] != lk->bounds[0].version)
@@ -375,7 +329,8 @@ static int flush(wp_merger *m, int has_level, double level) {
     int32_t symbol = lk->bounds[0].symbol;
     pop_bound(lk);
     lk->deferred[symbol] = 0;
-    if (push_above(m, symbol, 1, has_level ? level - fabs(level) / 2 : -INFINITY) < 0) return -1;
+    double cut = has_level ? level - fabs(level) * FLUSH_SHARE : -INFINITY;
+    if (push_above(m, symbol, 1, cut) < 0) return -1;
     return 1;
 }
 
@@ -469,10 +424,10 @@ static int push_producers(wp_merger *m, int32_t a, int32_t b, int32_t new_id) {
     wp_likelihood *lk = m->lk;
     const name_t *token = &m->names[new_id];
     for (size_t k = 1; k < token->length; k++) {
-        int32_t u = find_name(m, token->chars, k, NULL, 0);
+        int32_t u = wp_names_find(&lk->names, m->names, token->chars, k, NULL, 0);
         if (u < 0) continue;
-        int32_t v = find_name(m, lk->prefix, lk->prefix_length, token->chars + k,
-                              token->length - k);
+        int32_t v = wp_names_find(&lk->names, m->names, lk->prefix, lk->prefix_length,
+                                  token->chars + k, token->length - k);
         if (v < 0 || (u == a && v == b)) continue;
         int32_t q = find_pair(m, u, v);
         if (q < 0) continue;
@@ -496,8 +451,14 @@ int wp_lk_after_merge(wp_merger *m, int32_t a, int32_t b, int32_t new_id,
         int32_t q = runs_changed[r] ? find_pair(m, runs[r], runs[r]) : -1;
         if (q >= 0 && m->pairs[q].count >= m->floor && push_fresh(m, q) < 0) return -1;
     }
-    if (push_producers(m, a, b, new_id) < 0 || push_above(m, a, 0, 0.0) < 0) return -1;
-    return b != a ? push_above(m, b, 0, 0.0) : 0;
+    /* Deferring a and b and flushing them when their bound reaches the top reads their
+     * pairs twice, and most do reach it (their gains just rose): push those near the
+     * top entry's score now (any cut is exact: the rest stay deferred with their bound). */
+    const wp_likelihood *lk = m->lk;
+    int near = lk->n_heap > 0;
+    double top = near ? lk->heap[0].score : 0.0, cut = top - fabs(top) * FLUSH_SHARE;
+    if (push_producers(m, a, b, new_id) < 0 || push_above(m, a, near, cut) < 0) return -1;
+    return b != a ? push_above(m, b, near, cut) : 0;
 }
 
 /* ------------------------------------------------------------ state */
@@ -536,7 +497,7 @@ int wp_lk_new(wp_merger *m, const uint32_t *prefix, size_t prefix_length) {
 
 int wp_lk_add_symbol(wp_merger *m, int32_t id) {
     if (grow_symbols(m->lk, (size_t)id + 1) < 0) return -1;
-    return index_name(m, id);
+    return wp_names_add(&m->lk->names, m->names, id);
 }
 
 int wp_lk_new_pair(wp_merger *m, int32_t p) {
@@ -596,7 +557,7 @@ void wp_lk_free(wp_merger *m) {
     free(lk->heap);
     free(lk->bounds);
     free(lk->group);
-    free(lk->table);
+    wp_names_free(&lk->names);
     free(lk->prefix);
     free(lk);
     m->lk = NULL;

@@ -1,4 +1,6 @@
-/* Bottom-up merging by count: see wp_merge.h. The reference is bottom_up.MergeState.
+/* Bottom-up merging: see wp_merge.h. The reference is merge_state.MergeState. This file
+ * keeps the words and pair counts for both scores and ranks pairs by count; with
+ * score="likelihood" it also keeps symbol counts and leaves the ranking to wp_likelihood.c.
  *
  * Layout: all words in one int32 array (merges only shorten a word, in place); pairs in
  * an array indexed through an open-addressing table hashed by (u << 32 | v); each pair

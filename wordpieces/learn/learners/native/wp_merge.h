@@ -1,10 +1,12 @@
-/* Bottom-up WordPiece merging by count (BPE's criterion), in plain C99.
+/* Bottom-up WordPiece merging by count (BPE's criterion) or likelihood, in plain C99.
  *
- * The C twin of bottom_up.MergeState with score="count": words are arrays of symbol
- * ids; each merge (a, b) -> new replaces the pair left to right in every word holding
- * it, keeps the pair counts and the occurrences a merge of (s, s) would replace (runs
- * halved) up to date, and a lazy max-heap gives the next pair: the most occurrences
- * replaced, then the smaller (name(u), name(v)) in code point order.
+ * The C twin of merge_state.MergeState with score="count" or "likelihood": words are
+ * arrays of symbol ids; each merge (a, b) -> new replaces the pair left to right in every
+ * word holding it, keeps the pair counts and the occurrences a merge of (s, s) would
+ * replace (runs halved) up to date, and a lazy max-heap gives the next pair: by count the
+ * most occurrences replaced, then the smaller (name(u), name(v)) in code point order; by
+ * likelihood the best unigram log-likelihood gain, ties within 1e-12 going to more
+ * occurrences, then the smaller names (wp_likelihood.c).
  *
  * Not handled here: Python objects (wp_merge_module.c), the vocabulary, names of new
  * tokens (the caller makes them and passes them to wp_merger_add_name), drop_unused.

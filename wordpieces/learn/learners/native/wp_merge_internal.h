@@ -125,6 +125,21 @@ static inline int compare_names(const name_t *x, const name_t *y) {
     return x->length < y->length ? -1 : x->length > y->length;
 }
 
+/* ------------------------------------------------------------ symbol ids by name (wp_names.c) */
+
+typedef struct {
+    int32_t *slots;     /* open addressing: id + 1 (0 = empty); a power of two */
+    size_t cap;
+    int32_t n;
+} wp_name_index;
+
+/* Index symbol `id` under names[id] (names are distinct): 0, or -1 when out of memory. */
+int wp_names_add(wp_name_index *index, const name_t *names, int32_t id);
+/* The id of the symbol named x + y (code points), or -1. */
+int32_t wp_names_find(const wp_name_index *index, const name_t *names, const uint32_t *x,
+                      size_t nx, const uint32_t *y, size_t ny);
+void wp_names_free(wp_name_index *index);
+
 /* ------------------------------------------------------------ likelihood (wp_likelihood.c) */
 
 /* Allocate the likelihood state for a merger of n_symbols initial symbols: 0 or -1. */
