@@ -56,11 +56,41 @@ def seeds() -> dict[str, list[bytes]]:
         "counts": _counts(), "bundle": [_bundle()],
         "regex": [p.encode() for p in (r"\s+", r"\w+|[^\w\s]+", r"(\d{1,3}\.)+",
                                        *risky_examples())],
-        "encode": [bytes(range(0, 256, 3)), b"\x01" * 64, "héllo wörld 日本".encode() * 4]}
+        "encode": [bytes(range(0, 256, 3)), b"\x01" * 64, "héllo wörld 日本".encode() * 4],
+        "saved_folder": _folder_shapes()}
     first = json.loads(files[0]["tokenizer.json"])
     first["post_processor"]["special_tokens"]["[CLS]"]["ids"] = [70000]
     out["tokenizer_json"].append(json.dumps(first).encode())
     return out
+
+
+def _folder_shapes() -> list[bytes]:
+    """Draws for ``targets.saved_folder``: a tokenizer (or bundle) folder, then shapes put in.
+
+    Each is (bundle?, shapes - 1, then per shape: a name of ``FOLDER_NAMES``, a shape of
+    ``FOLDER_SHAPES``): issue 25's cases of links, FIFOs and manifest entries.
+    """
+    from fuzz.targets import FOLDER_NAMES, FOLDER_SHAPES
+
+    def draw(bundle: bool, *shapes: tuple[str, str]) -> bytes:
+        out = [int(bundle), len(shapes) - 1]
+        for name, shape in shapes:
+            out += [FOLDER_NAMES.index(name), FOLDER_SHAPES.index(shape)]
+        return bytes(out)
+
+    return [draw(False, ("lnk", "link to the outside folder"),
+                 ("lnk/victim.txt", "list in the manifest")),
+            draw(False, ("vocab.txt", "link to the outside file")),
+            draw(False, ("vocab.txt", "drop from the manifest"),
+                 ("vocab.txt", "link to the outside file")),
+            draw(False, ("wordpieces.json", "fifo")),
+            draw(False, ("tokenizer_config.json", "fifo")),
+            draw(False, ("wordpieces-manifest.json", "fifo")),
+            draw(False, ("x.txt", "link to the outside file"), ("x.txt", "list in the manifest")),
+            draw(False, ("wordpieces-manifest.json", "bytes")),
+            draw(True, ("en", "link to the outside folder")),
+            draw(True, ("en/wordpieces.json", "fifo")),
+            draw(True, ("en/vocab.txt", "link to the outside file"))]
 
 
 def _counts() -> list[bytes]:

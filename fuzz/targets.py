@@ -11,13 +11,18 @@ Not handled here: running the fuzzer (``fuzz.run``), making seeds (``fuzz.seeds`
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
 import re
+import shutil
+import signal
 import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from wordpieces import Tokenizer
+from wordpieces import Bundle, Tokenizer
 from wordpieces.errors import WordpiecesError
 from wordpieces.formats.bundle import load_bundle
 from wordpieces.formats.load import load
@@ -205,8 +210,103 @@ def encode(data: bytes) -> None:
     assert native == python, (vocab, texts, options)
 
 
+FOLDER_NAMES = ["tokenizer.json", "vocab.txt", "wordpieces.json", "tokenizer_config.json",
+                "special_tokens_map.json", "wordpieces-manifest.json", "bundle.json", "en",
+                "en/tokenizer.json", "en/vocab.txt", "en/wordpieces.json", "lnk",
+                "lnk/victim.txt", "x.txt"]
+FOLDER_SHAPES = ("link to the outside folder", "link to the outside file", "fifo",
+                 "bytes", "delete", "list in the manifest", "drop from the manifest")
+VICTIM = b"precious\n"
+
+
+@contextlib.contextmanager
+def _at_most(seconds: int) -> Iterator[None]:
+    """A hang (a FIFO opened blocking) is a finding here too, not only under -timeout."""
+    if not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def hung(signum, frame):
+        raise AssertionError(f"no answer in {seconds} s: a blocking open or an endless read")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _shape(folder: str, outside: str, draw: Draws) -> None:
+    """Put one hostile thing into a saved ``folder``: a link, a FIFO, bytes, a manifest
+    entry (a name drawn from ``FOLDER_NAMES``; the entry matches the outside victim)."""
+    name = FOLDER_NAMES[draw.number(0, len(FOLDER_NAMES) - 1)]
+    shape = FOLDER_SHAPES[draw.number(0, len(FOLDER_SHAPES) - 1)]
+    path = os.path.join(folder, *name.split("/"))
+    manifest_path = os.path.join(folder, "wordpieces-manifest.json")
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError):
+        if shape in ("list in the manifest", "drop from the manifest"):
+            with open(manifest_path, encoding="utf-8") as f:
+                manifest = json.load(f)
+            if shape == "drop from the manifest":
+                manifest["files"].pop(name, None)
+            else:
+                manifest["files"][name] = {"size": len(VICTIM), "sha256": _sha(VICTIM)}
+            with open(manifest_path, "w", encoding="utf-8") as f:
+                json.dump(manifest, f)
+            return
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.unlink(path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if shape == "link to the outside folder":
+            os.symlink(outside, path)
+        elif shape == "link to the outside file":
+            os.symlink(os.path.join(outside, "victim.txt"), path)
+        elif shape == "fifo" and hasattr(os, "mkfifo"):
+            os.mkfifo(path)
+        elif shape != "delete":
+            with open(path, "wb") as f:
+                f.write(draw.text(draw.number(0, 8)).encode("utf-8", "replace"))
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def saved_folder(data: bytes) -> None:
+    """A saved tokenizer or bundle folder with links, FIFOs, bytes and manifest entries
+    put in: the load answers (loaded, or refused with the package's error), never hangs;
+    a save into it afterwards never touches a file outside it (refused or done)."""
+    draw = Draws(data)
+    root = tempfile.mkdtemp(dir=SCRATCH)
+    try:
+        outside, folder = os.path.join(root, "outside"), os.path.join(root, "model")
+        os.mkdir(outside)
+        with open(os.path.join(outside, "victim.txt"), "wb") as f:
+            f.write(VICTIM)
+        tok = Tokenizer.from_vocab(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "##s"],
+                                   flavor="huggingface")
+        saving = Bundle(en=tok) if draw.boolean() else tok
+        saving.save(folder)
+        for _ in range(draw.number(1, 4)):
+            _shape(folder, outside, draw)
+        with _at_most(20):
+            with contextlib.suppress(*EXPECTED):
+                load(folder)
+            with contextlib.suppress(*EXPECTED, OSError):
+                saving.save(folder)
+        assert sorted(os.listdir(outside)) == ["victim.txt"], os.listdir(outside)
+        with open(os.path.join(outside, "victim.txt"), "rb") as f:
+            assert f.read() == VICTIM
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "vocab_txt": vocab_txt, "tokenizer_json": tokenizer_json,
     "wordpieces_json": wordpieces_json, "counts": counts, "bundle": bundle,
-    "regex": regex, "encode": encode}
+    "regex": regex, "encode": encode, "saved_folder": saved_folder}
 
