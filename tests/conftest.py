@@ -9,6 +9,9 @@ closing line on the tests that needed ../shared.
   ``scripts/test-tensorflow`` (``-m tensorflow``) every test that needs TF.
 - ``--check-shared-marker`` (with ``WORDPIECES_SHARED`` pointing at a missing folder) runs
   the marked tests anyway and fails those that pass: a marker nobody needs.
+- The fast tier (``scripts/test --fast``, that is ``-m "not slow"``): the modules in
+  ``SLOW_MODULES`` count as ``slow`` as a whole, and the run ends with a line naming what
+  the tier left out.
 
 Not handled here: a ``tensorflow`` marker on a test that does not need TF goes unnoticed
 (it only moves that test to the TensorFlow run).
@@ -25,6 +28,20 @@ from tests import shared_data
 TF_SKIP_REASON = "needs TensorFlow Text: scripts/test-tensorflow runs it"
 HAVE_TF = importlib.util.find_spec("tensorflow_text") is not None
 
+# Modules that are slow as a whole (each needs a compiler, kills or times real processes,
+# starts a Dask cluster, or runs every corpus): the fast tier leaves them out.
+SLOW_MODULES = (
+    "tests/unit/fast/test_sanitizers.py", "tests/unit/fast/test_sanitizers_rows.py",
+    "tests/unit/fast/test_thread_pool.py", "tests/unit/learn/test_native_merge_sanitized.py",
+    "tests/robustness/test_kills.py", "tests/robustness/test_checkpoint_kills.py",
+    "tests/robustness/test_checkpoint_dask.py", "tests/robustness/test_dask_worker_loss.py",
+    "tests/robustness/test_count_memory.py", "tests/robustness/test_huge_line.py",
+    "tests/robustness/test_save_kills.py", "tests/robustness/test_regex_linear_proof.py",
+    "tests/differential/test_native.py", "tests/differential/test_threads_native.py",
+    "tests/differential/test_learners_golden.py",
+)
+DESELECTED = pytest.StashKey[list]()
+
 LOOKUPS_AT_SETUP = pytest.StashKey[int]()
 SHARED_FIXTURES: set[tuple[str, str]] = set()  # (baseid, name) of fixtures that read ../shared
 
@@ -34,6 +51,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--check-shared-marker", action="store_true",
         help="without the shared data, run the tests marked shared_data anyway and fail "
              "those that pass (their marker is not needed)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test of a ``SLOW_MODULES`` module ``slow``."""
+    for item in items:
+        if item.nodeid.split("::", 1)[0] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    """Remember what ``-m`` left out, for the closing line of the fast tier."""
+    if items:
+        items[0].config.stash.setdefault(DESELECTED, []).extend(items)
+
+
+def fast_tier_summary(config: pytest.Config) -> str | None:
+    """The line naming what ``-m "not slow"`` left out (None in any other run)."""
+    left = [item for item in config.stash.get(DESELECTED, []) if needs(item, "slow")]
+    if config.option.markexpr != "not slow" or not left:
+        return None
+    modules = sorted({item.nodeid.split("::", 1)[0] for item in left})
+    whole = [m for m in modules if m in SLOW_MODULES]
+    singles = len([item for item in left if item.nodeid.split("::", 1)[0] not in whole])
+    return (f"fast tier: left out {len(left)} slow tests ({singles} marked slow, and the "
+            f"modules {', '.join(m.rsplit('/', 1)[1] for m in whole)}); scripts/test "
+            "runs them all")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -134,6 +177,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None:
         return
+    fast = fast_tier_summary(config)
+    if fast:
+        reporter.write_line(fast, yellow=True)
     count = shared_data_skips(reporter)
     if count:
         tests = "1 test skipped: it needs" if count == 1 else f"{count} tests skipped: they need"

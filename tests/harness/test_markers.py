@@ -185,3 +185,20 @@ def test_marked_tf():
     assert "FAILED tests/test_sample.py::test_tf" in result.stdout
     assert "test_marked_tf" not in result.stdout.split("short test summary info")[1].split(
         "SKIPPED")[0]
+
+
+def test_fast_tier_lists_real_modules_and_names_what_it_leaves_out():
+    """Every module the fast tier leaves out exists, and ``-m "not slow"`` says what it left."""
+    from tests.conftest import SLOW_MODULES
+
+    root = TESTS.parent
+    assert [m for m in SLOW_MODULES if not (root / m).is_file()] == []
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider",
+                           "-m", "not slow", "tests/unit/fast", "tests/unit/test_vocab.py"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    closing = [line for line in proc.stdout.splitlines() if line.startswith("fast tier: ")]
+    assert len(closing) == 1, proc.stdout[-2000:]
+    assert "test_sanitizers.py" in closing[0] and "test_thread_pool.py" in closing[0]
+    assert "tests/unit/fast/test_sanitizers.py::" not in proc.stdout  # none collected
+    assert "tests/unit/test_vocab.py::" in proc.stdout
