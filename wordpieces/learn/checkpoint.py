@@ -13,13 +13,14 @@
   written.
 
 The folder is untrusted when read back: a block or index that is a symbolic link, a
-FIFO or a device is refused by name, without an open that blocks (``O_NOFOLLOW |
-O_NONBLOCK``, then ``fstat``); the index is parsed by ``formats.strict_json`` (nesting
-depth bounded); a block whose lines do not match its checksum, or holding a line that
-a counts file could not hold (``count_lines``: at most 19 digits, no empty word), a
-word twice or bytes that are not UTF-8, is refused naming the file and line. Format
-version 1 (before checksums) is refused as any other version is: such a folder cannot
-be verified, so it is counted again from the start in a new folder.
+FIFO or a device is refused by name, without an open that blocks (``formats.inside``:
+``O_NOFOLLOW | O_NONBLOCK``, then ``fstat``); the index is parsed by
+``formats.strict_json`` (nesting depth bounded); a block whose lines do not match its
+checksum, or holding a line that a counts file could not hold (``count_lines``: at most
+19 digits, no empty word), a word twice or bytes that are not UTF-8, is refused naming
+the file and line. Format version 1 (before checksums) is refused as any other version
+is: such a folder cannot be verified, so it is counted again from the start in a new
+folder.
 
 A re-run reads the recorded blocks instead of counting them again; partial counts are
 summed, so the result equals an uninterrupted run's. The folder is kept after a
@@ -33,16 +34,15 @@ the same counts).
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
-import stat
 from collections import Counter
 from dataclasses import dataclass
 
 from ..errors import FormatError
 from ..formats.atomic import atomic_write_text
+from ..formats.inside import read_plain
 from ..formats.strict_json import parse_json
 from ..formats.temporaries import remove_stale_temporaries
 from .count_lines import parse_count_line, shown
@@ -85,35 +85,17 @@ class Checkpoint:
 def read_recorded(path: str) -> bytes | None:
     """The bytes of a checkpoint file, None if missing; a link or special file is refused.
 
-    Opened without following a link and without blocking (a FIFO would wait for a
-    writer forever; ``/dev/zero`` would never end), then checked to be a regular file.
+    Read by ``formats.inside`` (the one reader of files in a folder that may have been
+    tampered with): never through a link, never blocking on a FIFO (a FIFO would wait for
+    a writer forever; a link to ``/dev/zero`` would never end).
     """
-    flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-             | getattr(os, "O_BINARY", 0))
-    if os.path.islink(path):  # O_NOFOLLOW's error alone does not say what it was
-        _refuse(path, "a symbolic link")
+    directory, name = os.path.split(path)
     try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        if e.errno == errno.ELOOP:
-            _refuse(path, "a symbolic link")
-        raise CheckpointMismatchError(f"{path}: cannot read: {e.strerror}") from None
-    with os.fdopen(fd, "rb") as f:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            _refuse(path, "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file "
-                    "(a device, socket or directory)")
-        os.set_blocking(fd, True)
-        return f.read()
-
-
-def _refuse(path: str, what: str):
-    raise CheckpointMismatchError(
-        f"{path}: is {what}: a checkpoint folder holds only the regular files a count "
-        "wrote there, so this one is refused unread; delete it (or the folder) to count "
-        "again")
+        return read_plain(directory or os.curdir, name)
+    except FormatError as e:
+        raise CheckpointMismatchError(f"{e}; a checkpoint folder holds only the files a "
+                                      "count wrote there: delete this one (or the folder) "
+                                      "to count again") from None
 
 
 def _checksum(body: bytes) -> str:
