@@ -1,11 +1,13 @@
-"""The README's command-line walk-through runs as written, on a fresh folder beside ../shared.
+"""The command-line walk-through of docs/cli.md runs as written, on a fresh folder beside ../shared.
 
-The ``console`` block under "## The command line" is read from README.md: each ``$ ``
+The ``console`` block under "## A walk-through" is read from docs/cli.md: each ``$ ``
 line (with its ``\\`` continuations) is a command, the lines after it its expected
 output, where a line ``...`` stands for any lines left out. The commands run one after
 another with bash in an empty temporary folder whose ``../shared`` is a link to the real
 shared data (read in place), as on a fresh clone. The TensorFlow export runs in its own
 test, marked ``tensorflow`` (``scripts/test-tensorflow`` has TensorFlow Text).
+
+The README's own short block under "## The command line" runs the same way.
 
 Not handled here: the other console blocks (the playground's are run by test_serve.py).
 """
@@ -22,14 +24,17 @@ import pytest
 
 from tests.shared_data import shared_path
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-SECTION = "## The command line"
+ROOT = Path(__file__).resolve().parents[2]
+WALKTHROUGH = ROOT / "docs" / "cli.md"
+SECTION = "## A walk-through"
+README = ROOT / "README.md"
+README_SECTION = "## The command line"
 ELLIPSIS = "..."
 
 
 @dataclass
 class Step:
-    """One command of the walk-through and the output the README shows for it."""
+    """One command of the walk-through and the output the docs show for it."""
 
     command: str
     output: list[str] = field(default_factory=list)
@@ -39,9 +44,9 @@ class Step:
         return "--format tensorflow" in self.command
 
 
-def walkthrough(text: str) -> list[Step]:
-    """The commands of the first ``console`` block after ``SECTION``, with their outputs."""
-    block = text.split(SECTION, 1)[1].split("```console\n", 1)[1].split("\n```", 1)[0]
+def walkthrough(text: str, section: str = SECTION) -> list[Step]:
+    """The commands of the first ``console`` block after ``section``, with their outputs."""
+    block = text.split(section, 1)[1].split("```console\n", 1)[1].split("\n```", 1)[0]
     steps: list[Step] = []
     continued = False
     for line in block.splitlines():
@@ -58,7 +63,7 @@ def walkthrough(text: str) -> list[Step]:
 def matches(expected: list[str], actual: list[str]) -> bool:
     """Tell whether ``actual`` is ``expected`` with each ``...`` line standing for any lines."""
     if not expected:
-        return True  # the README shows no output: only the exit status counts
+        return True  # the docs show no output: only the exit status counts
     if ELLIPSIS not in expected:
         return actual == expected
     cut = expected.index(ELLIPSIS)
@@ -94,13 +99,15 @@ def run_steps(steps: list[Step], tmp_path: Path) -> None:
         assert proc.returncode == 0, f"$ {step.command}\n{proc.stderr}"
         actual = proc.stdout.rstrip("\n").splitlines()
         assert matches(step.output, actual), (
-            f"$ {step.command}\nREADME shows:\n" + "\n".join(step.output)
+            f"$ {step.command}\ndocs/cli.md shows:\n" + "\n".join(step.output)
             + "\ngot:\n" + "\n".join(actual))
 
 
 def readme_steps() -> list[Step]:
-    steps = walkthrough(README.read_text(encoding="utf-8"))
-    assert len(steps) >= 10, "the walk-through was not found in README.md"
+    text = WALKTHROUGH.read_text(encoding="utf-8")
+    assert SECTION in text, f"no {SECTION!r} section in {WALKTHROUGH}"
+    steps = walkthrough(text)
+    assert len(steps) >= 10, f"the walk-through was not found in {WALKTHROUGH}"
     return steps
 
 
@@ -108,7 +115,7 @@ def readme_steps() -> list[Step]:
 @pytest.mark.shared_data
 def test_readme_walkthrough_runs_as_written(tmp_path):
     """Every command of the walk-through but the TensorFlow export exits 0 and prints
-    what the README shows."""
+    what docs/cli.md shows."""
     run_steps([s for s in readme_steps() if not s.needs_tensorflow], tmp_path)
 
 
@@ -118,4 +125,14 @@ def test_readme_tensorflow_export_runs_as_written(tmp_path):
     """The walk-through's TensorFlow export runs as written in a fresh folder (no out/ yet)."""
     steps = [s for s in readme_steps() if s.needs_tensorflow]
     assert steps, "the walk-through has no TensorFlow step any more"
+    run_steps(steps, tmp_path)
+
+
+@pytest.mark.shared_data
+def test_readme_command_line_block_runs_as_written(tmp_path):
+    """The README's short command-line block exits 0 and prints what the README shows."""
+    text = README.read_text(encoding="utf-8")
+    assert README_SECTION in text, f"no {README_SECTION!r} section in README.md"
+    steps = walkthrough(text, README_SECTION)
+    assert len(steps) >= 4, "the README's command-line block was not found"
     run_steps(steps, tmp_path)

@@ -27,7 +27,7 @@ from wordpieces.formats.bundle import Bundle
 from wordpieces.tokenizer import Tokenizer
 from wordpieces.tools.playground.api import toy_vocabulary
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "playground.md"
 README_URL = "http://127.0.0.1:8000"
 
 

@@ -178,18 +178,28 @@ def test_tensorflow_flavor_names_its_differences(tmp_path):
     assert Tokenizer.from_vocab(shared_path(*UNCASED), flavor="huggingface").hf_differences() == []
 
 
-# ---------------------------------------------------------------- the README's example
+# ---------------------------------------------------------------- the docs' examples
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+TRANSFORMERS_DOC = ROOT / "docs" / "transformers.md"
+README = ROOT / "README.md"
 SWAP = ('tok = AutoTokenizer.from_pretrained("minilm")',
         'import wordpieces as wp; tok = wp.load("minilm")')
 
 
+def _python_block(path: Path, heading: str) -> str:
+    """The first python block after ``heading`` in ``path``."""
+    text = path.read_text(encoding="utf-8")
+    assert heading in text, f"no {heading!r} section in {path}"
+    section = text[text.index(heading):]
+    assert "```python\n" in section, f"no python block under {heading!r} in {path}"
+    start = section.index("```python\n") + 10
+    return section[start:section.index("```\n", start)]
+
+
 def _readme_example() -> str:
-    """The python block of the README's "Coming from transformers" section."""
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("### Coming from transformers"):]
-    return section[section.index("```python\n") + 10:section.index("```\n", 10)]
+    """The python block of docs/transformers.md ("Coming from transformers")."""
+    return _python_block(TRANSFORMERS_DOC, "# Coming from transformers")
 
 
 def _run_example(source: str) -> tuple[list, dict]:
@@ -228,6 +238,47 @@ def test_readme_example_gives_the_same_with_both_libraries(tmp_path, monkeypatch
     for code, comment in claims:
         expected = eval(comment.strip().removesuffix(", both"), {"torch": torch})
         assert eval(code, namespace) == expected, code
+
+
+def _shown_values(source: str) -> list[tuple[str, str]]:
+    """(expression, value shown) for each line of ``source`` that is an expression followed
+    by a comment holding a Python literal (the value the docs claim it gives)."""
+    shown = []
+    for line in source.splitlines():
+        code, _, comment = line.partition("#")
+        try:
+            ast.literal_eval(comment.strip())
+            expression = ast.parse(code.strip(), mode="eval")
+        except (SyntaxError, ValueError):
+            continue
+        shown.append((ast.unparse(expression), comment.strip()))
+    return shown
+
+
+def test_readme_quickstart_prints_what_it_shows(tmp_path, monkeypatch):
+    """The README's quickstart runs in a clone beside ../shared with a hub-style minilm/
+    folder; every value its comments show is the value it gives; the save loads back."""
+    pytest.importorskip("numpy", reason="the quickstart uses return_tensors='np'")
+    source = _python_block(README, "## Quickstart")
+    (tmp_path / "shared").symlink_to(shared_path(), target_is_directory=True)
+    clone = tmp_path / "clone"
+    (clone / "minilm").mkdir(parents=True)
+    hub_dir(clone / "minilm")
+    monkeypatch.chdir(clone)
+    shown = _shown_values(source)
+    assert len(shown) >= 6, "the quickstart shows fewer values than it did"
+    namespace: dict = {}
+    checked = []
+    with quiet():
+        for statement in ast.parse(source).body:
+            exec(compile(ast.Module([statement], []), "README.md", "exec"), namespace)
+            code = ast.unparse(statement)
+            for expression, value in shown:
+                if code == expression:
+                    assert eval(expression, namespace) == ast.literal_eval(value), expression
+                    checked.append(expression)
+    assert len(checked) == len(shown)
+    assert load(clone / "my-tokenizer") == namespace["tok"]
 
 
 def test_saved_tutorial_style_tokenizer_loads_in_transformers(tmp_path, lines):
