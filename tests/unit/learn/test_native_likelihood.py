@@ -38,7 +38,7 @@ def both_states(counts, prefix="##", min_frequency=0, initial=()):
 
 
 @needs_native
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.dictionaries(st.text(alphabet="abcé#", min_size=1, max_size=8),
                        st.integers(1, 40), min_size=1, max_size=30),
        st.integers(0, 4), st.sampled_from(["##", "", "#", "@"]))
@@ -50,7 +50,7 @@ def test_same_merges_on_generated_counts(counts, min_frequency, prefix):
 
 
 @needs_native
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.dictionaries(st.text(alphabet="ab", min_size=1, max_size=12),
                        st.integers(1, 9), min_size=1, max_size=20))
 def test_same_merges_on_runs(counts):
