@@ -41,7 +41,7 @@ one with its setting first:
 The page shows the pieces of what you type (word-start and ## pieces in two colours, ids
 underneath, offsets on hover), the greedy trace of a clicked word, two tokenizers side by
 side and vocabulary figures. The JSON API (GET /api/tokenizers, POST /api/encode,
-/api/explain, /api/compare, GET /api/vocab/NAME) is described in the README; it answers
+/api/explain, /api/compare, GET /api/vocab/NAME) is described in docs/playground.md; it answers
 only its own page and clients that send no Origin, and a POST must be JSON:
   curl -H 'Content-Type: application/json' -d '{"tokenizer": "toy", "text": "playing"}' \\
     http://127.0.0.1:8000/api/encode
