@@ -21,10 +21,12 @@ of the automaton's paths over the text, so two facts bound its work:
    could go on (``\\s+(?!\\S)``: a space is never ``\\S``).
 
 With both, each start position does work bounded by a constant times the characters it
-reads past its match, which the search never reads again. Constructs the proof does not
-cover are refused: back-references, conditional and atomic groups, possessive
-quantifiers, case-insensitive and locale matching, look-arounds that read an unbounded
-text, and patterns too large to check (``MAX_POSITIONS``).
+reads past its match, which the search never reads again. The constant is capped too
+(``MAX_TRIES`` ways on from one place, ``MAX_WORK`` steps per character, ``MAX_CHAIN``
+characters read before a match can end), so a file cannot buy a linear but huge one.
+Constructs the proof does not cover are refused: back-references, conditional and
+atomic groups, possessive quantifiers, case-insensitive and locale matching, look-arounds
+that read an unbounded text, and patterns too large to check (``MAX_POSITIONS``).
 
 ``tests/robustness/test_regex_linear_proof.py`` checks the claim on generated patterns
 with a step-counting backtracking matcher. Not handled here: what to do with a refused
@@ -33,25 +35,19 @@ pattern (``safe_regex``).
 
 from __future__ import annotations
 
+import array
 import bisect
 import functools
-import importlib
 import re
+import sys
 from dataclasses import dataclass, field
 
-
-def _stdlib(name: str, before_311: str):
-    """The re module's parser and constants: stdlib, named re._parser since Python 3.11."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:  # pragma: no cover - Python 3.10
-        return importlib.import_module(before_311)
-
-
-sre_parse = _stdlib("re._parser", "sre_parse")
-C = _stdlib("re._constants", "sre_constants")
+from .regex_spelling import C, describe, sre_parse
 
 MAX_WAYS = 64  # paths that may read one text; real patterns need fewer than 10
+MAX_TRIES = 1024  # ways to go on from one place (a list of words: one per word)
+MAX_WORK = 8192  # steps the paths reading one text may take on its next character
+MAX_CHAIN = 1000  # characters a start position may read before its match can end
 MAX_POSITIONS = 2000  # positions after repeats are unrolled
 MAX_CONFIGURATIONS = 20000  # sets of path counts explored by the proof
 MAX_LOOKAROUND = 64  # characters a look-around may read
@@ -125,13 +121,29 @@ def _category(name: str) -> Ranges:
     return class_ranges(_CATEGORY_LETTERS[name])
 
 
-@functools.cache
 def class_ranges(letter: str) -> Ranges:
     """The code points ``re`` itself puts in ``\\d``, ``\\s``, ``\\w`` (``D S W``: the rest)."""
-    every = "".join(map(chr, range(TOP)))
-    found = re.finditer("\\" + letter.lower() + "+", every)
-    ranges = _merge((m.start(), m.end() - 1) for m in found)
+    ranges = _unicode_classes()[letter.lower()]
     return _complement(ranges) if letter.isupper() else ranges
+
+
+@functools.cache
+def _unicode_classes() -> dict[str, Ranges]:
+    found: dict[str, list] = {letter: [] for letter in "dsw"}
+    for start, stop in ((0, 0xD800), (0xE000, TOP)):  # no surrogate is in these classes
+        text = _characters(start, stop)
+        for letter, runs in found.items():
+            runs += [(start + m.start(), start + m.end() - 1)
+                     for m in re.finditer("\\" + letter + "+", text)]
+    return {letter: _merge(runs) for letter, runs in found.items()}
+
+
+def _characters(start: int, stop: int) -> str:
+    """The code points start..stop-1 as one string (fast: one decode, not a million chr)."""
+    codes = array.array("I", range(start, stop))
+    if codes.itemsize != 4:  # pragma: no cover - no 32-bit C int
+        return "".join(map(chr, range(start, stop)))
+    return codes.tobytes().decode("utf-32-be" if sys.byteorder == "big" else "utf-32-le")
 
 
 def _class_ranges(items) -> Ranges:
@@ -197,8 +209,9 @@ class Builder:
 
     dotall: bool
     multiline: bool
-    atoms: list[Ranges] = field(default_factory=list)
+    atoms: list[Ranges] = field(default_factory=list)  # each position's characters
     labels: list[str] = field(default_factory=list)
+    sets: dict[tuple, Ranges] = field(default_factory=dict)  # parsed item -> its characters
     follow: dict[int, dict[int, int]] = field(default_factory=dict)
     lookaround: list[Ranges] = field(default_factory=list)
 
@@ -255,6 +268,12 @@ class Builder:
         raise Unproven(f"{_CONSTRUCTS.get(str(op), str(op))} is not checked")
 
     def atom(self, op, arg) -> Ranges:
+        key = (op, tuple(arg) if op is C.IN else arg, self.dotall)
+        if key not in self.sets:  # a class of HF's is hundreds of ranges, often repeated
+            self.sets[key] = self.characters(op, arg)
+        return self.sets[key]
+
+    def characters(self, op, arg) -> Ranges:
         if op is C.LITERAL:
             return ((arg, arg),)
         if op is C.NOT_LITERAL:
@@ -373,7 +392,12 @@ class Graph:
         self.ends: dict[int, dict] = {0: dict(part.empty)}
         for (p, conds), ways in part.last.items():
             _add(self.ends.setdefault(p, {}), conds, ways)
-        self.classes = _char_classes(builder.atoms + builder.lookaround)
+        distinct = list(dict.fromkeys(builder.atoms + builder.lookaround))
+        self.classes = _char_classes(distinct)
+        ids = {ranges: i for i, ranges in enumerate(distinct)}
+        self.atom_id = [-1] + [ids[ranges] for ranges in builder.atoms]
+        self.members = {sample: {i for i, ranges in enumerate(distinct)
+                                 if _contains(ranges, sample)} for sample in self.classes}
 
     def check(self) -> None:
         self.check_ways()
@@ -383,16 +407,17 @@ class Graph:
         return self.b.labels[pos - 1] if pos else "the start"
 
     def accepts(self, pos: int, sample: int) -> bool:
-        return _contains(self.b.atoms[pos - 1], sample)
+        return self.atom_id[pos] in self.members[sample]
 
     # 1. few ways -----------------------------------------------------------
 
     def check_ways(self) -> None:
         for p in range(len(self.b.atoms) + 1):
-            tries = sum(self.follow.get(p, {}).values()) + sum(self.ends.get(p, {}).values())
-            if tries > MAX_WAYS:
-                raise Unproven(f"after {self.label(p)} the pattern can go on in {tries} ways "
-                               f"(more than {MAX_WAYS}), each tried in turn")
+            row = [*self.follow.get(p, {}).values(), *self.ends.get(p, {}).values()]
+            if max(row, default=0) > MAX_WAYS or sum(row) > MAX_TRIES:
+                raise Unproven(f"after {self.label(p)} the pattern can go on in {sum(row)} "
+                               f"ways (more than {MAX_TRIES}, or {MAX_WAYS} to one place), "
+                               "each tried in turn")
         start = ((0, 1),)
         seen = {start: ""}
         todo = [start]
@@ -405,11 +430,19 @@ class Graph:
                 text = seen[config] + chr(sample)
                 if sum(w for _, w in nxt) > MAX_WAYS:
                     raise Unproven(self.too_many_ways(nxt, text))
+                if self.work(nxt) > MAX_WORK:
+                    raise Unproven(f"the paths reading {_short(text)!r} may take "
+                                   f"{self.work(nxt)} steps on the next character (more than "
+                                   f"{MAX_WORK})")
                 if nxt not in seen:
                     if len(seen) >= MAX_CONFIGURATIONS:
                         raise Unproven("the pattern is too complex to check")
                     seen[nxt] = text
                     todo.append(nxt)
+
+    def work(self, config) -> int:
+        return sum(ways * (sum(self.follow.get(p, {}).values()) + len(self.ends.get(p, {})))
+                   for p, ways in config)
 
     def step(self, config, sample: int) -> tuple:
         counts: dict[int, int] = {}
@@ -452,6 +485,26 @@ class Graph:
                                "the rest of the pattern can still fail, so the search reads "
                                "the run again from each start position (quadratic, as a+b "
                                "or \\s+$ on a long run)")
+        longest = self.longest_chain(stuck)
+        if longest > MAX_CHAIN:
+            raise Unproven(f"a start position may read {longest} characters before the match "
+                           f"can end (more than {MAX_CHAIN}), at every start position")
+
+    def longest_chain(self, stuck: set) -> int:
+        """The most positions in a row that cannot end the match (the stuck ones: no loop)."""
+        length: dict[int, int] = {}
+        for root in sorted(stuck, reverse=True):
+            stack = [root]
+            while stack:
+                node = stack[-1]
+                todo = [q for q in self.follow.get(node, {}) if q in stuck and q not in length]
+                if todo:
+                    stack += todo
+                    continue
+                stack.pop()
+                length[node] = 1 + max((length[q] for q in self.follow.get(node, {})
+                                        if q in stuck), default=0)
+        return max(length.values(), default=0)
 
     def find_cycle(self, root: int, stuck: set, state: dict) -> int | None:
         stack = [(root, iter(self.follow.get(root, {})))]
@@ -485,89 +538,3 @@ def _char_classes(sets: list[Ranges]) -> list[int]:
 
 def _short(text: str) -> str:
     return text if len(text) <= 24 else text[:20] + "…"
-
-
-def describe(items: list, limit: int = 40) -> str:
-    """A short spelling of parsed items for messages (long classes cut, quantifiers kept)."""
-    text = _spell(items)
-    if len(text) > limit and len(items) == 1 and items[0][0] in (C.MAX_REPEAT, C.MIN_REPEAT):
-        op, (low, high, body) = items[0]
-        after = _quantifier(low, high) + ("?" if op is C.MIN_REPEAT else "")
-        return "`" + _cut(_spell(body), limit - len(after)) + after + "`"
-    return "`" + _cut(text, limit) + "`"
-
-
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit - 2] + "…" + ("]" if text.startswith("[") else "")
-
-
-def _spell(items) -> str:
-    return "".join(_spell_one(op, arg) for op, arg in items)
-
-
-def _char(code: int) -> str:
-    ch = chr(code)
-    if ch.isprintable() and not ch.isspace() or ch == " ":
-        return re.escape(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 \
-        else f"\\U{code:08x}"
-
-
-def _spell_one(op, arg) -> str:
-    if op is C.LITERAL:
-        return _char(arg)
-    if op is C.NOT_LITERAL:
-        return "[^" + _char(arg) + "]"
-    if op is C.ANY:
-        return "."
-    if op is C.CATEGORY:
-        return _CATEGORY_SPELLING.get(str(arg), "\\?")
-    if op is C.IN:
-        if len(arg) == 1 and arg[0][0] is C.CATEGORY:
-            return _spell_class_item(*arg[0])
-        return "[" + "".join(_spell_class_item(o, a) for o, a in arg) + "]"
-    if op is C.SUBPATTERN:
-        return "(?:" + _spell(arg[-1]) + ")"
-    if op is C.BRANCH:
-        return "(?:" + "|".join(_spell(alt) for alt in arg[1]) + ")"
-    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
-        low, high, body = arg
-        inner = _spell(body)
-        if len(body) != 1 or body[0][0] in (C.MAX_REPEAT, C.MIN_REPEAT):
-            inner = f"(?:{inner})" if not inner.startswith("(?:") else inner
-        lazy = "?" if op is C.MIN_REPEAT else ""
-        return inner + _quantifier(low, high) + lazy
-    if op in (C.ASSERT, C.ASSERT_NOT):
-        kind = ("=" if op is C.ASSERT else "!") if arg[0] == 1 else (
-            "<=" if op is C.ASSERT else "<!")
-        return f"(?{kind}{_spell(arg[1])})"
-    if op is C.AT:
-        return _ANCHOR_SPELLING.get(str(arg), "")
-    return "…"
-
-
-def _quantifier(low: int, high) -> str:
-    if high == C.MAXREPEAT:
-        return {0: "*", 1: "+"}.get(low, f"{{{low},}}")
-    if (low, high) == (0, 1):
-        return "?"
-    return f"{{{low}}}" if low == high else f"{{{low},{high}}}"
-
-
-def _spell_class_item(op, arg) -> str:
-    if op is C.NEGATE:
-        return "^"
-    if op is C.RANGE:
-        return _char(arg[0]) + "-" + _char(arg[1])
-    if op is C.CATEGORY:
-        return _CATEGORY_SPELLING.get(str(arg), "\\?")
-    return _char(arg)
-
-
-_CATEGORY_SPELLING = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D",
-                      "CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S",
-                      "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}
-_ANCHOR_SPELLING = {"AT_BEGINNING": "^", "AT_END": "$", "AT_BEGINNING_STRING": r"\A",
-                    "AT_END_STRING": r"\Z", "AT_BOUNDARY": r"\b", "AT_NON_BOUNDARY": r"\B"}
