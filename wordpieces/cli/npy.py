@@ -6,8 +6,10 @@ so the header is written with room to spare and rewritten in place when the file
 closed (numpy ignores the padding spaces). The writer streams into a file it is given:
 ``cli.sinks.NpySink`` writes the ids and their index as one ``formats.atomic.FileSet``
 (temporaries renamed at the end behind ``NAME.manifest.json``), so a reader never sees a
-half-written array, and ``check_pair`` tells a pair cut between its two renames from a
-whole one.
+half-written array; a run killed between the pair's two renames leaves the previous
+pair kept aside, which ``check_pair`` (like the next run) puts back before checking, so
+the pair read is one run's. A reader that checks nothing (``np.load`` alone) can tell a
+mixed pair too: the index's last entry is the ids' length.
 
 Not handled here: multi-dimensional arrays, Fortran order, reading the arrays (numpy).
 """
@@ -89,8 +91,9 @@ def manifest_path(path: str) -> str:
 def check_pair(path: str) -> None:
     """Check that ``path`` and its index come from the same run (``FormatError`` if not).
 
-    Reads both files once (SHA-256). A pair written before manifests existed, or
-    without one, passes unchecked.
+    A pair a killed run left half-renamed is first put back to the previous pair (when
+    the folder can be written). Reads both files once (SHA-256). A pair written before
+    manifests existed, or without one, passes unchecked.
     """
     folder = os.path.dirname(os.path.abspath(path))
     read_file_set(folder, manifest=os.path.basename(manifest_path(path)))

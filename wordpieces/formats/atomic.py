@@ -73,6 +73,7 @@ from .manifest import (
     Manifest,
     file_entry,
     manifest_text,
+    own_manifest,
     plain_entry,
     read_manifest,
     verify_files,
@@ -407,21 +408,6 @@ def _version(directory: str, name: str) -> tuple[tuple, dict] | None:
     return None if entry is None else (key, entry)
 
 
-def own_manifest(directory: str, manifest: str) -> Manifest | None:
-    """The manifest a save into ``directory`` replaces (None if there is none).
-
-    Anything else at its name (a file another tool wrote, a link, a FIFO) is never
-    overwritten: a ``FileExistsError`` naming it.
-    """
-    path = os.path.join(directory, manifest)
-    try:
-        return read_manifest(path)
-    except FormatError as e:
-        raise FileExistsError(errno.EEXIST, f"{manifest} is there and is not a manifest "
-                              f"wordpieces wrote ({e}): refusing to replace it; move it "
-                              f"away or choose another output name", path) from None
-
-
 def _remove_empty_folders(folder: str, root: str) -> None:
     while os.path.abspath(folder) != os.path.abspath(root):
         try:
@@ -519,7 +505,10 @@ def check_replaceable(path: str, kind: str) -> None:
     files = sorted(_tree_files(path))
     if not files and not os.listdir(path):
         return
-    listed = read_manifest(os.path.join(path, MANIFEST))
+    try:
+        listed: Manifest | None = read_manifest(os.path.join(path, MANIFEST))
+    except FormatError:  # a link, a FIFO or another tool's file at the manifest's name
+        listed = None
     if listed is None or listed.kind != kind:
         shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3
                                         else "")

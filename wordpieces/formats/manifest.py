@@ -27,6 +27,7 @@ Not handled here: writing the files (``formats.atomic``); what the files mean.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import json
 import os
@@ -199,3 +200,18 @@ def mixed_error(directory: str, name: str, manifest_name: str, why: str) -> Form
         f"{directory}: {name} does not match {manifest_name} ({why}): the folder mixes two "
         f"saves (a save was interrupted, or is still running without file locks); save "
         f"again, or delete {manifest_name} to load the files as they are")
+
+
+def own_manifest(directory: str, manifest: str) -> Manifest | None:
+    """The manifest a save into ``directory`` replaces (None if there is none).
+
+    Anything else at its name (a file another tool wrote, a link, a FIFO) is never
+    overwritten: a ``FileExistsError`` naming it.
+    """
+    path = os.path.join(directory, manifest)
+    try:
+        return read_manifest(path)
+    except FormatError as e:
+        raise FileExistsError(errno.EEXIST, f"{manifest} is there and is not a manifest "
+                              f"wordpieces wrote ({e}): refusing to replace it; move it "
+                              f"away or choose another output name", path) from None
