@@ -107,3 +107,19 @@ def test_the_patterns_real_files_use_stay_on_re_without_the_extra(pattern, witho
 def test_a_lazy_run_before_a_literal_is_quadratic_on_re_and_refused():
     """(?:ab)+?c (a unit test's pattern) re-reads 'abab…' from each start: not kept on re."""
     assert "`(?:ab)+?`" in (backtracking_risk(translate("(?:ab)+?c"), re.MULTILINE) or "")
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet=ALPHABET + "\ud800\udbff\udc00\udfff", max_size=30),
+       pattern=st.sampled_from([p for p, _, _ in ISSUE if len(p) < 40] + [r"[^a]+$", r".+x"]))
+def test_a_lone_surrogate_in_the_text_scans_on_re2_as_on_re(text, pattern):
+    """UTF-8 cannot hold a lone surrogate (RE2 raised UnicodeEncodeError): it is read as a
+    character every class treats alike, so the spans and groups are re's."""
+    pytest.importorskip("re2")
+    translated = translate(pattern)
+    compiled = compile_pattern(translated, field="pattern", flags=re.MULTILINE)
+    assert type(compiled) is not re.Pattern
+    expected = list(re.finditer(translated, text, re.MULTILINE))
+    found = list(compiled.finditer(text))
+    assert [m.span() for m in found] == [m.span() for m in expected]
+    assert [m.group() for m in found] == [m.group() for m in expected]

@@ -538,3 +538,47 @@ def _char_classes(sets: list[Ranges]) -> list[int]:
 
 def _short(text: str) -> str:
     return text if len(text) <= 24 else text[:20] + "…"
+
+
+_SURROGATES = (0xD800, 0xDFFF)
+
+
+def surrogate_stand_in(pattern: str, flags: int = 0) -> str | None:
+    """A character every class of ``pattern`` treats as it treats a lone surrogate.
+
+    RE2 reads UTF-8, which cannot hold a lone surrogate; putting this character in each
+    one's place gives the same spans. None when the pattern tells surrogates apart
+    (or its classes cannot be read).
+    """
+    try:
+        sets = _pattern_sets(list(sre_parse.parse(pattern, flags)), Builder(True, False))
+    except (Unproven, re.error, RecursionError):
+        return None
+    low, high = _SURROGATES
+    cuts = {lo for s in sets for lo, _ in s} | {hi + 1 for s in sets for _, hi in s}
+    if any(low < cut <= high for cut in cuts):
+        return None  # a class starts or ends among the surrogates
+    wanted = tuple(_contains(s, low) for s in sets)
+    for sample in _char_classes(sets):
+        if not low <= sample <= high and tuple(_contains(s, sample) for s in sets) == wanted:
+            return chr(sample)
+    return None
+
+
+def _pattern_sets(items: list, builder: Builder) -> list[Ranges]:
+    """The character sets of every item of a parsed pattern, wherever they are nested."""
+    out: list[Ranges] = []
+    for op, arg in items:
+        if op in _ATOM_OPS:
+            out.append(builder.characters(op, arg))
+            if op is C.ANY:
+                out.append(_complement(((10, 10),)))  # with or without DOTALL
+            continue
+        for part in arg if isinstance(arg, (tuple, list)) else ():
+            if isinstance(part, sre_parse.SubPattern):
+                out += _pattern_sets(list(part), builder)
+            elif isinstance(part, list) and all(isinstance(p, sre_parse.SubPattern)
+                                                for p in part):
+                for alt in part:
+                    out += _pattern_sets(list(alt), builder)
+    return out

@@ -36,7 +36,7 @@ import re
 from collections.abc import Iterable
 
 from ..errors import UnsafePatternError
-from .regex_cost import class_ranges, linear_time_risk
+from .regex_cost import class_ranges, linear_time_risk, surrogate_stand_in
 
 EXTRA = "re2"
 
@@ -81,13 +81,94 @@ def _linear_time(pattern: str, flags: int, field: str, reason: str):
     options = re2.Options()
     options.log_errors = False  # the error is ours to report, not RE2's log on stderr
     try:
-        return re2.compile(translated, options)
+        return SurrogateSafe(re2.compile(translated, options), surrogate_stand_in(pattern, flags))
     except Exception as e:  # re2.error: lookarounds, backreferences, possessives
         detail = e.args[0].decode("utf-8", "replace") if e.args and isinstance(
             e.args[0], bytes) else str(e)
         raise UnsafePatternError(
             f"{field}: the pattern {pattern!r} can take more than linear time on some texts "
             f"({reason}), and the linear-time engine cannot run it ({detail})") from None
+
+
+# ---------------------------------------------------------------- lone surrogates
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class SurrogateSafe:
+    """An RE2 pattern that also scans texts holding lone surrogates, which UTF-8 cannot.
+
+    Each surrogate is read as ``stand_in``, a character every class of the pattern treats
+    alike (``regex_cost.surrogate_stand_in``): the spans are the ones ``re`` finds, and a
+    match's ``group`` is cut from the caller's text. ``finditer``, ``search``, ``match``
+    and ``fullmatch`` do this (all the pipeline calls); anything else goes to RE2 as is.
+    """
+
+    def __init__(self, compiled, stand_in: str | None):
+        self.compiled, self.stand_in = compiled, stand_in
+
+    def __getattr__(self, name: str):
+        return getattr(self.compiled, name)
+
+    def readable(self, text: str) -> str:
+        if not isinstance(text, str) or _LONE_SURROGATE.search(text) is None:
+            return text
+        if self.stand_in is None:
+            raise UnsafePatternError(f"the pattern {self.compiled.pattern!r} tells lone "
+                                     "surrogates apart, which the linear-time engine cannot "
+                                     "read: the text holds one")
+        return _LONE_SURROGATE.sub(self.stand_in, text)
+
+    def finditer(self, text, *args):
+        readable = self.readable(text)
+        found = self.compiled.finditer(readable, *args)
+        return found if readable is text else (SpanMatch(m, text) for m in found)
+
+    def search(self, text, *args):
+        return self.one("search", text, args)
+
+    def match(self, text, *args):
+        return self.one("match", text, args)
+
+    def fullmatch(self, text, *args):
+        return self.one("fullmatch", text, args)
+
+    def one(self, method: str, text, args):
+        readable = self.readable(text)
+        found = getattr(self.compiled, method)(readable, *args)
+        return found if readable is text or found is None else SpanMatch(found, text)
+
+
+class SpanMatch:
+    """A match found in the stand-in text, its groups cut from the caller's text."""
+
+    def __init__(self, found, text: str):
+        self.found, self.string = found, text
+
+    def __getattr__(self, name: str):
+        return getattr(self.found, name)
+
+    def span(self, group=0):
+        return self.found.span(group)
+
+    def start(self, group=0):
+        return self.found.start(group)
+
+    def end(self, group=0):
+        return self.found.end(group)
+
+    def group(self, *groups):
+        texts = [self.cut(g) for g in groups or (0,)]
+        return texts[0] if len(texts) == 1 else tuple(texts)
+
+    def groups(self, default=None):
+        count = len(self.found.groups())
+        return tuple(default if self.found.start(g) < 0 else self.cut(g)
+                     for g in range(1, count + 1))
+
+    def cut(self, group) -> str | None:
+        start, end = self.found.span(group)
+        return None if start < 0 else self.string[start:end]
 
 
 # ---------------------------------------------------------------- RE2's classes
