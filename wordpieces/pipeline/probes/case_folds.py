@@ -41,28 +41,37 @@ def ranges_of(cps: Iterable[int]) -> list[tuple[int, int]]:
     return out
 
 
-def caseless_class(cps: Iterable[int]) -> str:
+def caseless_class(cps: Iterable[int], ranges: list[tuple[int, int]] | None = None) -> str:
+    """``(?i)`` and a bracket class of ``cps`` (or of ``ranges``, when given)."""
     body = "".join(f"\\x{{{a:x}}}" if a == b else f"\\x{{{a:x}}}-\\x{{{b:x}}}"
-                   for a, b in ranges_of(cps))
+                   for a, b in (ranges_of(cps) if ranges is None else ranges))
     return f"(?i)[{body}]"
 
 
 def matched(pattern: str, cps: list[int], separator: str = "") -> set[int]:
-    """Code points of ``cps`` that ``pattern`` takes (``Split`` removes them)."""
+    """Code points of ``cps`` that ``pattern`` takes (the gaps ``Split`` leaves).
+
+    Fast when few are taken: the questions below are asked so that they are.
+    """
     text = separator.join(map(chr, cps))
     step = len(separator) + 1
-    index = {i * step: cp for i, cp in enumerate(cps)}
     pieces = pre_tokenizers.Split(Regex(pattern), "removed").pre_tokenize_str(text)
-    kept = {i for _, (s, e) in pieces for i in range(s, e)}
-    return {cp for i, cp in index.items() if i not in kept}
+    out: set[int] = set()
+    pos = 0
+    for _, (start, end) in [*pieces, ("", (len(text), len(text)))]:
+        out.update(cps[i // step] for i in range(pos, start) if i % step == 0)
+        pos = end
+    return out
 
 
 def _partnered_across(assigned: list[int], bits: range) -> set[int]:
     found: set[int] = set()
     for bit in bits:
         for value in (0, 1):
-            side = [cp for cp in range(0x110000) if (cp >> bit) & 1 == value]
-            found |= matched(caseless_class(side), assigned) - set(side)
+            size = 1 << bit
+            side = [(start, start + size - 1) for start in range(value * size, 0x110000, 2 * size)]
+            others = [cp for cp in assigned if (cp >> bit) & 1 != value]
+            found |= matched(caseless_class((), side), others)
     return found
 
 
@@ -75,8 +84,9 @@ def _partnered_within_blocks(assigned: list[int]) -> set[int]:
         for bit in range(8):
             for value in (0, 1):
                 side = [cp for cp in block if (cp >> bit) & 1 == value]
-                if side and len(side) < len(block):
-                    found |= matched(caseless_class(side), block) - set(side)
+                others = [cp for cp in block if (cp >> bit) & 1 != value]
+                if side and others:
+                    found |= matched(caseless_class(side), others)
     return found
 
 
@@ -85,11 +95,18 @@ def fold_classes(assigned: list[int]) -> list[tuple[int, ...]]:
     cased = sorted(_partnered_across(assigned, range(8, 21)) | _partnered_within_blocks(assigned))
     classes: dict[int, frozenset[int]] = {}
     for cp in cased:
-        classes[cp] = frozenset(matched(caseless_class([cp]), cased, SEPARATOR) | {cp})
+        others = [other for other in cased if other != cp]
+        classes[cp] = frozenset(matched(caseless_class([cp]), others, SEPARATOR) | {cp})
     for cp, members in classes.items():
         if any(classes[other] != members for other in members):
             raise RuntimeError(f"(?i) is not an equivalence at U+{cp:04X}: {sorted(members)}")
     return sorted({tuple(sorted(m)) for m in classes.values()}, key=lambda m: m[0])
+
+
+def assigned_code_points(cps: list[int]) -> list[int]:
+    """The code points Oniguruma knows (not ``\\p{Cn}``)."""
+    unassigned = matched(r"\p{Cn}", cps)
+    return [cp for cp in cps if cp not in unassigned]
 
 
 def candidate_strings() -> list[str]:

@@ -39,7 +39,7 @@ import tokenizers
 from tokenizers import Regex, normalizers, pre_tokenizers
 
 from ...flavors.table_file import format_map, format_set, format_table
-from .case_folds import fold_classes, multi_folds
+from .case_folds import assigned_code_points, fold_classes, matched, multi_folds
 
 CLASSES = {"w": r"\w", "s": r"\s", "d": r"\d", "L": r"\p{L}", "N": r"\p{N}", "P": r"\p{P}",
            "S": r"\p{S}", "M": r"\p{M}", "Z": r"\p{Z}"}
@@ -59,6 +59,19 @@ def probe_regex(pattern: str, cps: list[int]) -> list[int]:
     text = "".join(map(chr, cps))
     kept = kept_positions(pre_tokenizers.Split(Regex(pattern), "removed").pre_tokenize_str(text))
     return [cp for i, cp in enumerate(cps) if i not in kept]
+
+
+def _flip_pattern(pattern: str) -> str:
+    """Characters ``pattern`` and ``[pattern]`` disagree on (``\\W`` is the bare complement)."""
+    negated = pattern[:1] + pattern[1].swapcase() + pattern[2:]
+    return f"(?={pattern})[^{pattern}]|(?=[{pattern}]){negated}"
+
+
+def probe_bracket_flips(cps: list[int]) -> dict[str, list[int]]:
+    """Where each class inside brackets disagrees with it bare: one pass finds them all."""
+    flagged = sorted(matched("|".join(map(_flip_pattern, CLASSES.values())), cps))
+    return {name: sorted(matched(_flip_pattern(pattern), flagged))
+            for name, pattern in CLASSES.items()}
 
 
 def probe_white_space(cps: list[int]) -> list[int]:
@@ -101,10 +114,9 @@ def main(out_dir: str) -> None:
     cps = code_points()
     bare = {name: probe_regex(p, cps) for name, p in CLASSES.items()}
     sections = {f"regex_{name}": format_set(found) for name, found in bare.items()}
-    for name, pattern in CLASSES.items():
-        flips = set(probe_regex(f"[{pattern}]", cps)).symmetric_difference(bare[name])
-        sections[f"bracket_flip_{name}"] = format_set(flips)
-    assigned = probe_regex(r"\P{Cn}", cps)
+    sections.update((f"bracket_flip_{name}", format_set(flips))
+                    for name, flips in probe_bracket_flips(cps).items())
+    assigned = assigned_code_points(cps)
     sections["case_fold"] = format_map({cp: chr(members[0]) for members in fold_classes(assigned)
                                         for cp in members[1:]})
     sections["case_fold_multi"] = format_map(multi_folds(assigned))
