@@ -141,7 +141,7 @@ def _items(firsts: list[Encoding], seconds: list[Encoding], pair_of: Iterable[in
     single, paired = layouts
     padding = finisher.padding
     windows = Finisher(finisher.post_processor, finisher.add_special_tokens,
-                       finisher.truncation, None)  # the reference for cut inputs' windows
+                       finisher.truncation, None, padding)  # the reference for cut inputs' windows
     out: list[Encoding] = []
     for enc, k in zip(firsts, pair_of, strict=True):
         second = None if k < 0 else seconds[k]

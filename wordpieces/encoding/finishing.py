@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING
 from ..errors import TokenizeError
 from .encoding import Encoding
 from .lazy_encoding import Layout, LazyEncoding
-from .padding import PaddingParams, TruncationParams, cut_ids, pad_ids, truncation_lengths
+from .padding import (
+    PaddingParams,
+    TruncationParams,
+    check_padded_batch,
+    cut_ids,
+    pad_ids,
+    truncation_lengths,
+)
 
 if TYPE_CHECKING:  # the stage's protocol, for annotations only
     from ..pipeline.processors import PostProcessor
@@ -30,11 +37,14 @@ class Finisher:
     """
 
     def __init__(self, post_processor: PostProcessor | None, add_special_tokens: bool,
-                 truncation: TruncationParams | None, padding: PaddingParams | None) -> None:
+                 truncation: TruncationParams | None, padding: PaddingParams | None,
+                 padded_later: PaddingParams | None = None) -> None:
         self.post_processor = post_processor
         self.add_special_tokens = add_special_tokens
         self.truncation = truncation
         self.padding = padding
+        # the padding the caller applies to what this finisher makes (its windows included)
+        self.padded_later = padded_later
 
     def special_count(self, is_pair: bool) -> int:
         """How many special tokens this finisher adds to one input (or a pair)."""
@@ -48,6 +58,12 @@ class Finisher:
         check_stride(n1, keep1, params.stride)
         if n2 is not None and keep2 is not None:
             check_stride(n2, keep2, params.stride)
+        padding = self.padding or self.padded_later
+        if padding is not None:  # every window is padded: they count as rows of a batch
+            rows = window_count(n1, keep1, params.stride)
+            if n2 is not None:  # a pair's windows: each of the first's with each of the second's
+                rows *= window_count(n2, keep2, params.stride)
+            check_padded_batch(rows, padding.padded_bound(params.max_length))
         return keep1, keep2
 
     def encoding(self, enc: Encoding, pair: Encoding | None,
@@ -117,6 +133,18 @@ def pad(enc: Encoding, length: int, params: PaddingParams) -> None:
     """Pad one encoding to ``length`` with these settings, in place."""
     enc.pad(length, direction=params.direction, pad_id=params.pad_id,
             pad_type_id=params.pad_type_id, pad_token=params.pad_token)
+
+
+def window_count(n: int, keep: int | None, stride: int) -> int:
+    """How many rows truncating ``n`` tokens to ``keep`` makes: the kept part and its windows.
+
+    Each window after the first starts ``keep - stride`` tokens later (either direction).
+    """
+    if keep is None or keep >= n:
+        return 1
+    if keep == 0:  # everything moves to one overflowing window
+        return 2
+    return 1 + -(-(n - keep) // (keep - stride))
 
 
 def check_stride(n: int, keep: int, stride: int) -> None:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from tests.robustness.helpers import BACKENDS, VOCAB, use_backend
+from wordpieces.encoding.encoding import Encoding
+from wordpieces.encoding.finishing import window_count
 from wordpieces.encoding.padding import (
     MAX_PADDED_BATCH,
     PaddingParams,
@@ -82,3 +86,32 @@ def test_the_call_refuses_a_truncation_its_padding_would_pass(backend, tensors, 
     out = tok(["hello " * 30], padding=True, truncation=True, max_length=16,
               pad_to_multiple_of=8, return_tensors=tensors)
     assert len(out["input_ids"][0]) == 16
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(0, 40), max_length=st.integers(0, 12), stride=st.integers(0, 11),
+       direction=st.sampled_from(["right", "left"]))
+def test_window_count_is_the_rows_truncation_makes(n, max_length, stride, direction):
+    """The kept part plus its overflowing windows, counted without making them."""
+    assume(stride < max_length or max_length >= n)
+    enc = Encoding.build(list(range(n)), ["x"] * n, [(0, 1)] * n, list(range(n)), 0)
+    enc.truncate(max_length, stride, direction)
+    assert window_count(n, max_length, stride) == 1 + len(enc.overflowing)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_padded_windows_of_one_input_count_as_rows(backend, monkeypatch):
+    """A 100-word text cut into windows of 4, each padded to 1,048,576: refused at once."""
+    use_backend(backend, monkeypatch)
+    tok = Tokenizer.from_vocab(VOCAB)
+    tok.enable_truncation(4, stride=1)
+    tok.enable_padding(length=1 << 20)
+    with pytest.raises(TokenizeError, match=r"^padding 99 rows to 1,048,576 tokens"):
+        tok.encode("hello " * 100)
+    with pytest.raises(TokenizeError, match=r"^padding 99 rows to 1,048,576 tokens"):
+        tok.encode_batch(["hello " * 100])
+    tok.enable_truncation(7)  # a pair: 2 tokens of each side (3 special tokens)
+    tok.enable_padding(length=16)
+    pair = tok.encode("hello " * 10, "world " * 10)  # each side's windows with the other's
+    assert 1 + len(pair.overflowing) == window_count(10, 2, 0) ** 2 == 25
+    assert {len(o) for o in pair.overflowing} == {16}
