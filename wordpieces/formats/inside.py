@@ -144,7 +144,7 @@ def _first_not_folder(root: str, folders: list[str]) -> tuple[str, str]:
         with contextlib.suppress(OSError):
             mode = os.lstat(path).st_mode
             if not stat.S_ISDIR(mode):
-                return path, describe_kind(mode)
+                return path, "not a directory" if stat.S_ISREG(mode) else describe_kind(mode)
     return path, "not a directory"
 
 
@@ -245,11 +245,17 @@ def unlink_plain(root: str, name: str) -> None:
     Missing: nothing to do. A link on the way or a non-regular file: left alone.
     """
     folders, base = _split(name)
-    with contextlib.suppress(FileNotFoundError), _folder_fd(root, folders) as fd:
-        if fd is None:
-            path = os.path.join(root, *name.split("/"))
-            if stat.S_ISREG(os.lstat(path).st_mode):
-                os.unlink(path)
-            return
-        if stat.S_ISREG(os.stat(base, dir_fd=fd, follow_symlinks=False).st_mode):
-            os.unlink(base, dir_fd=fd)
+    try:
+        with _folder_fd(root, folders) as fd:
+            if fd is None:
+                path = os.path.join(root, *name.split("/"))
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    os.unlink(path)
+                return
+            if stat.S_ISREG(os.stat(base, dir_fd=fd, follow_symlinks=False).st_mode):
+                os.unlink(base, dir_fd=fd)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        if e.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            raise
