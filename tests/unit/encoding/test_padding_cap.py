@@ -115,3 +115,18 @@ def test_the_padded_windows_of_one_input_count_as_rows(backend, monkeypatch):
     pair = tok.encode("hello " * 10, "world " * 10)  # each side's windows with the other's
     assert 1 + len(pair.overflowing) == window_count(10, 2, 0) ** 2 == 25
     assert {len(o) for o in pair.overflowing} == {16}
+
+
+@pytest.mark.parametrize("direction", ["right", "left"])
+def test_native_lists_padded_after_the_c_code_equal_the_reference(direction, monkeypatch):
+    """Texts too long to bound the batch in advance: the native lists come back unpadded
+    from C and are padded once their longest is known, as the pure-Python path pads them."""
+    texts = ["hello " * 80_000, "hello world", ""]  # 480k characters: no bound under the cap
+    results = []
+    for backend in BACKENDS:
+        use_backend(backend, monkeypatch)
+        tok = Tokenizer.from_vocab(VOCAB)
+        tok.enable_padding(direction=direction, pad_id=4, pad_to_multiple_of=7)
+        results.append(tok.encode_batch_ids(texts))
+    assert results[0] == results[1]
+    assert {len(row) for row in results[0]} == {80_003}
