@@ -253,6 +253,8 @@ def test_an_unlisted_link_in_a_saved_folder_is_refused(tmp_path, tok):
     (tmp_path / "model" / "vocab.txt").symlink_to("/etc/passwd")
     with pytest.raises(FormatError, match=r"model/vocab\.txt: is a symbolic link"):
         load(tmp_path / "model")
+    with pytest.raises(FormatError, match=r"model/vocab\.txt: is a symbolic link"):
+        Tokenizer.from_pretrained(tmp_path / "model")
 
 
 @posix_only

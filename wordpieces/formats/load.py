@@ -33,10 +33,10 @@ from .lines import read_bytes as read_all
 from .manifest import MANIFEST
 from .strict_json import read_bytes
 from .tokenizer_json import TOKENIZER_JSON, VOCAB_TXT, WORDPIECES_JSON, parts_from_str
-from .transformers_config import TOKENIZER_CONFIG_JSON
+from .transformers_config import SPECIAL_TOKENS_MAP_JSON, TOKENIZER_CONFIG_JSON
 
 SAVED_NAMES = (MANIFEST, BUNDLE_JSON, TOKENIZER_JSON, VOCAB_TXT, WORDPIECES_JSON,
-               TOKENIZER_CONFIG_JSON, "special_tokens_map.json")
+               TOKENIZER_CONFIG_JSON, SPECIAL_TOKENS_MAP_JSON)
 """What a load may read from a directory (checked to be regular files first)."""
 
 

@@ -44,6 +44,8 @@ from .stage_json import (
 )
 from .strict_json import Node, parse_json, read_bytes
 from .transformers_config import (
+    SPECIAL_TOKENS_MAP_JSON,
+    TOKENIZER_CONFIG_JSON,
     TransformersConfig,
     config_from_json,
     config_json,
@@ -240,7 +242,8 @@ def parts_from_file(path: str | os.PathLike) -> TokenizerParts:
         path = os.path.join(path, TOKENIZER_JSON)
     directory = os.path.dirname(path)
     name = os.path.basename(path)
-    saved = read_file_set(directory or os.curdir, keep=[name, WORDPIECES_JSON])
+    saved = read_file_set(directory or os.curdir, keep=[name, WORDPIECES_JSON],
+                          reads=[VOCAB_TXT, TOKENIZER_CONFIG_JSON, SPECIAL_TOKENS_MAP_JSON])
     if saved is None or name not in saved:
         saved = {}
 
