@@ -24,6 +24,10 @@ nesting of JSON arrays and objects in a file   64 levels        ``formats.strict
 nesting of stage ``Sequence`` blocks           16 levels        ``formats.stage_json``
 a compressed input, decompressed               100 x its size   ``formats.lines``
                                                (>= 256 MiB)
+a padded batch: rows x padded length           2**24 tokens     ``encoding.padding.``
+                                                                ``check_padded_batch``
+a normalized text                              64 x its length  ``pipeline.growth``
+                                               + 65,536 chars
 =============================================  ===============  =========================
 
 Every message is non-empty (``describe_error``; a bare ``MemoryError`` included).
