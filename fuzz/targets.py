@@ -249,6 +249,8 @@ def _shape(folder: str, outside: str, draw: Draws) -> None:
     manifest_path = os.path.join(folder, "wordpieces-manifest.json")
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError):
         if shape in ("list in the manifest", "drop from the manifest"):
+            if os.path.islink(manifest_path) or not os.path.isfile(manifest_path):
+                return  # the shaping itself must not block on a FIFO or write through a link
             with open(manifest_path, encoding="utf-8") as f:
                 manifest = json.load(f)
             if shape == "drop from the manifest":
