@@ -5,10 +5,10 @@ which ``Tokenizer`` then truncates, wraps in special tokens and pads. Texts go t
 the hot path (``fast.backend.make_word_encoder``: the native extension when built, else
 ``fast.word_encoder.WordEncoder``), in batches so that the native backend can use its threads.
 Only texts that contain a literal added token (``[MASK]`` written in the text, for the
-``huggingface`` flavor) take the slower segment-by-segment path, which reproduces HF's
-AddedVocabulary: raw added tokens are cut out of the original text, the rest is
-normalized, normalized added tokens are cut out of that, and the remainder is split
-into words.
+``huggingface`` flavor; a token the user added, in every flavor) take the slower
+segment-by-segment path, which reproduces HF's AddedVocabulary: raw added tokens are
+cut out of the original text, the rest is normalized, normalized added tokens are cut
+out of that, and the remainder is split into words.
 
 Not handled here: truncation, special tokens, padding (``tokenizer``, ``processors``).
 """
@@ -63,17 +63,20 @@ def check_text(text) -> str:
 class SequenceEncoder:
     """Encode texts into per-sequence encodings: ids, tokens, offsets, word ids.
 
-    ``match_added`` says whether added tokens written in the text are kept whole (HF's
-    behaviour, the ``huggingface`` flavor). ``id_tokens`` maps every id to its token.
+    ``added`` holds every added token (lookups: ids, which are special); ``matched``
+    those of them kept whole where the text holds them (all of them for the
+    ``huggingface`` flavor, as HF; for ``bert`` and ``tensorflow`` those the user added,
+    ``Tokenizer._matches``). ``id_tokens`` maps every id to its token.
     """
 
     def __init__(self, normalizer, pre_tokenizer, model, added: AddedVocabulary, *,
-                 match_added: bool, id_tokens: list[str | None]):
+                 matched: AddedVocabulary, id_tokens: list[str | None]):
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.model = model
         self.added = added
-        self.match = match_added and len(added) > 0
+        self.matched = matched
+        self.match = len(matched) > 0
         self.id_tokens = id_tokens
         self._word_encoder = None
 
@@ -135,7 +138,7 @@ class SequenceEncoder:
         One search over the whole batch; False means every text takes the word encoder
         alone (what ``batches`` needs to finish the batch in C).
         """
-        return self.match and (self.added.has_normalized
+        return self.match and (self.matched.has_normalized
                                or bool(self._candidates(texts, num_threads)))
 
     def _candidates(self, texts: list[str], num_threads: int | None = 1) -> range | list[int]:
@@ -144,10 +147,10 @@ class SequenceEncoder:
         Few texts hold the first character of one (``[`` for BERT's), and a scan for
         those in C is much cheaper than a search for the tokens over the whole batch.
         """
-        found = texts_with_chars(texts, self.added.first_chars, num_threads)
+        found = texts_with_chars(texts, self.matched.first_chars, num_threads)
         if found is None:  # no extension (or many first characters): one regex search
-            return range(len(texts)) if self.added.appears_in_any(texts) else []
-        return [i for i in found if self.added.appears_in(texts[i])]
+            return range(len(texts)) if self.matched.appears_in_any(texts) else []
+        return [i for i in found if self.matched.appears_in(texts[i])]
 
     def _slow(self, texts: list[str], num_threads: int | None = 1) -> set[int]:
         """Indices of the texts holding a literal added token (checked to be str)."""
@@ -156,16 +159,16 @@ class SequenceEncoder:
                 check_text(text)
         if not self.match:
             return set()
-        if self.added.has_normalized:
+        if self.matched.has_normalized:
             return {i for i, t in enumerate(texts) if self._has_added(t)}
         return {i for i in self._candidates(texts, num_threads) if self._has_added(texts[i])}
 
     def _has_added(self, text: str) -> bool:
-        if self.added.has_normalized:
+        if self.matched.has_normalized:
             return True
-        if not self.added.appears_in(text):
+        if not self.matched.appears_in(text):
             return False  # most texts: one regex search
-        segments = self.added.split(text)
+        segments = self.matched.split(text)
         return len(segments) > 1 or segments[0][2] is not None
 
     # ------------------------------------------------------------ one text with added tokens
@@ -173,10 +176,10 @@ class SequenceEncoder:
     def tokens_of(self, text: str) -> TokenAccumulator:
         """Encode ``text`` keeping added tokens whole, as HF's AddedVocabulary does."""
         acc = TokenAccumulator()
-        for start, end, added_id in self.added.split(text):
+        for start, end, added_id in self.matched.split(text):
             if added_id is not None:
                 acc.add_token(added_id, (start, end), text[start:end])
-            elif self.added.has_normalized or (start and self._position_matters):
+            elif self.matched.has_normalized or (start and self._position_matters):
                 acc.extend(self._normalized_segment(text, start, end), 0)
             else:
                 acc.extend(TokenAccumulator(*self.word_encoder.encode(text[start:end])), start)
@@ -195,7 +198,7 @@ class SequenceEncoder:
               else NormalizedString.identity(part))
         aligned = tuple((a + start, b + start) for a, b in ns.alignments)
         acc = TokenAccumulator()
-        for s, e, added_id in self.added.split_normalized(ns.normalized):
+        for s, e, added_id in self.matched.split_normalized(ns.normalized):
             if added_id is not None:
                 acc.add_token(added_id, (aligned[s][0], aligned[e - 1][1]), ns.normalized[s:e])
             else:

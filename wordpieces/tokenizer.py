@@ -43,6 +43,7 @@ from .formats.transformers_config import TransformersConfig, with_config_file
 from .pipeline import models
 from .pipeline.added_tokens import AddedToken, AddedVocabulary, as_added_token
 from .pipeline.decoders import Decoder, WordPieceDecoder, detokenize
+from .pipeline.live_settings import settings_generation
 from .pipeline.normalizers import BertNormalizer, Normalizer
 from .pipeline.pre_tokenizers import BertPreTokenizer, PreTokenizer
 from .pipeline.processors import PostProcessor, check_special_ids, default_processor
@@ -101,6 +102,7 @@ class Tokenizer(TransformersMixin):
             raise ValueError(f"unknown flavor {self.flavor!r}: expected one of "
                              f"{', '.join(FLAVORS)}")
         self._added: list[tuple[AddedToken, int]] = []  # each with its id (also on it)
+        self._user_added: set[str] = set()  # contents given to add_tokens/add_special_tokens
         self._reserved = None if reserved_tokens is None else list(reserved_tokens)
         self._truncation = truncation
         self._padding = padding
@@ -215,10 +217,18 @@ class Tokenizer(TransformersMixin):
         return hash(self.identity_text())
 
     def __getstate__(self) -> dict:
-        return parts_state(self.to_parts())
+        return {"parts": parts_state(self.to_parts()), "user_added": sorted(self._user_added),
+                "additional_special_tokens": self._additional}
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(type(self).from_parts(parts_from_state(state)).__dict__)
+        has_parts = isinstance(state, dict) and "parts" in state
+        parts = state["parts"] if has_parts else state  # bare: pickled by older versions
+        tok = type(self).from_parts(parts_from_state(parts))
+        self.__dict__.update(tok.__dict__)
+        if has_parts:
+            self._user_added = set(state.get("user_added", ()))
+            self._additional = state.get("additional_special_tokens")
+            self._rebuild()
 
     # ------------------------------------------------------------ pipeline stages
 
@@ -258,8 +268,16 @@ class Tokenizer(TransformersMixin):
         self._pre_tokenizer = value
         self._rebuild()
 
+    @property
+    def _seq(self) -> SequenceEncoder:
+        """The sequence encoder, built again if a stage's option was set since it was built."""
+        if self._built_at != settings_generation():
+            self._rebuild()
+        return self._built
+
     def _rebuild(self) -> None:
         """Rebuild the sequence encoder (and added-token matcher) after a stage changed."""
+        self._built_at = settings_generation()
         norm = self._normalizer.normalize_str if self._normalizer is not None else None
         added = AddedVocabulary(self._added, norm)
         # id -> token as one list (added tokens win, as in HF): the per-token lookup is hot.
@@ -267,8 +285,20 @@ class Tokenizer(TransformersMixin):
         for token, id_ in self._added:
             tokens.extend([None] * (id_ + 1 - len(tokens)))
             tokens[id_] = token.content
-        self._seq = SequenceEncoder(self._normalizer, self._pre_tokenizer, self._model, added,
-                                    match_added=self.flavor == "huggingface", id_tokens=tokens)
+        matched = (added if self.flavor == "huggingface" or len(added) == 0
+                   else AddedVocabulary([(t, i) for t, i in self._added if self._matches(t, i)],
+                                        norm))
+        self._built = SequenceEncoder(self._normalizer, self._pre_tokenizer, self._model,
+                                      added, matched=matched, id_tokens=tokens)
+
+    def _matches(self, token: AddedToken, id_: int) -> bool:
+        """Whether a ``bert``/``tensorflow`` tokenizer keeps ``token`` whole in text.
+
+        Those references split a reserved token typed in the text (``[MASK]``) as any
+        other word; tokens the user adds (``add_tokens``, ``add_special_tokens``) and
+        tokens the vocabulary does not have are matched whole, as in every flavor.
+        """
+        return id_ >= self._model.vocab_size or token.content in self._user_added
 
     def _new_id(self, content: str) -> int:
         """The model's id of ``content``, else the next id after every id in use (as HF)."""
@@ -278,12 +308,18 @@ class Tokenizer(TransformersMixin):
         return max([self._model.vocab_size - 1, *(id_ for _, id_ in self._added)]) + 1
 
     def _add(self, tokens: Iterable[AddedToken | str], *, special: bool,
-             make_special: bool = False) -> int:
-        """Add tokens (strings get ``special``; ``make_special`` turns objects special)."""
+             make_special: bool = False, by_user: bool = False) -> int:
+        """Add tokens (strings get ``special``; ``make_special`` turns objects special).
+
+        ``by_user``: from ``add_tokens``/``add_special_tokens``, so matched whole in
+        text in every flavor (``_matches``), those already added included.
+        """
         known = {t.content for t, _ in self._added}
         added = 0
         for given in tokens:
             token = as_added_token(given, special=special, make_special=make_special)
+            if by_user and token.content:
+                self._user_added.add(token.content)
             if not token.content or token.content in known:
                 continue
             known.add(token.content)
@@ -294,18 +330,18 @@ class Tokenizer(TransformersMixin):
         return added
 
     def add_special_tokens(self, tokens: Iterable[AddedToken | str]) -> int:
-        """Add special tokens: kept whole in text (huggingface flavor), skipped by decode.
+        """Add special tokens: kept whole in text (every flavor), skipped by decode.
 
         Returns how many got a new id, as HF does.
         """
-        return self._add(tokens, special=True, make_special=True)
+        return self._add(tokens, special=True, make_special=True, by_user=True)
 
     def add_tokens(self, tokens: Iterable[AddedToken | str]) -> int:
         """Add ordinary tokens matched whole in text (HF ``add_tokens``).
 
         Returns how many got a new id (tokens already in the vocabulary keep theirs).
         """
-        return self._add(tokens, special=False)
+        return self._add(tokens, special=False, by_user=True)
 
     @property
     def added_tokens(self) -> list[AddedToken]:

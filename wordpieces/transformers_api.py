@@ -2,8 +2,10 @@
 
 What a user of ``transformers``' ``PreTrainedTokenizerFast`` reaches for beside calling
 the tokenizer: ``model_max_length``, ``padding_side``, ``truncation_side``, the
-special-token attributes (``pad_token``, ``pad_token_id``, ``cls_token`` …,
-``all_special_tokens``, ``all_special_ids``), ``batch_decode``,
+special-token attributes (``pad_token``, ``pad_token_id`` — both settable —,
+``cls_token`` …, ``additional_special_tokens``, ``all_special_tokens``,
+``all_special_ids``), ``max_len_single_sentence``/``max_len_sentences_pair``, the added
+tokens (``get_added_vocab``, ``added_tokens_decoder``), ``batch_decode``,
 ``convert_ids_to_tokens``, ``convert_tokens_to_ids``, ``convert_tokens_to_string``,
 ``pad``, ``len(tok)`` and ``from_pretrained``/``save_pretrained``. The settings live in a
 ``TransformersConfig`` (``formats.transformers_config``), saved as
@@ -38,6 +40,7 @@ from .formats.tokenizer_json import (
     tokenizer_files,
 )
 from .formats.transformers_config import (
+    NO_LIMIT,
     SPECIAL_TOKEN_NAMES,
     TOKENIZER_CONFIG_JSON,
     TransformersConfig,
@@ -52,6 +55,10 @@ from .formats.transformers_config import (
 def _as_list(ids) -> list:
     """Plain Python ints from a list, a numpy array or a torch tensor."""
     return ids.tolist() if hasattr(ids, "tolist") else list(ids)
+
+
+def _token_id(token) -> int:
+    return token.id
 
 
 def _role_token(name: str) -> property:
@@ -73,14 +80,34 @@ def _role_id(name: str) -> property:
         token = self.special_tokens_map.get(name)
         return None if token is None else self.convert_tokens_to_ids(token)
 
-    return property(get, doc=f"The id of ``{name}`` (the unknown token's id if it is not "
-                             f"in the vocabulary, as transformers), or None.")
+    def put(self, id_: int | None) -> None:
+        setattr(self, name, None if id_ is None else self.token_of_id(id_, name + "_id"))
+
+    return property(get, put, doc=f"The id of ``{name}`` (the unknown token's id if it is "
+                                  f"not in the vocabulary, as transformers), or None; "
+                                  f"setting an id sets ``{name}`` to its token.")
+
+
+def _fixed_length(name: str, pair: bool) -> property:
+    def get(self) -> int:
+        limit = self.model_max_length
+        return (NO_LIMIT if limit is None else limit) - self.num_special_tokens_to_add(pair)
+
+    def put(self, value: int) -> None:
+        if value != get(self):  # transformers accepts only the value it has (a no-op)
+            raise ValueError(f"{name} is computed (model_max_length minus the special "
+                             f"tokens, {get(self)}), it cannot be set to {value!r}")
+
+    return property(get, put, doc=f"The longest {'pair' if pair else 'single input'} the "
+                                  f"model takes without its special tokens (transformers' "
+                                  f"``{name}``; no limit counts as its {NO_LIMIT}).")
 
 
 class TransformersMixin:
     """``transformers``' tokenizer attributes and methods, for ``Tokenizer``."""
 
     _transformers: TransformersConfig
+    _additional: list[str] | None = None  # set additional_special_tokens (None: derived)
 
     if TYPE_CHECKING:  # what the host class (Tokenizer) provides
         flavor: str
@@ -96,6 +123,12 @@ class TransformersMixin:
         def id_to_token(self, id_: int) -> str | None: ...
         def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str: ...
         def get_vocab_size(self, with_added_tokens: bool = True) -> int: ...
+        def num_special_tokens_to_add(self, is_pair: bool) -> int: ...
+        def add_special_tokens(self, tokens: Iterable[Any]) -> int: ...
+        @property
+        def special_tokens(self) -> list[str]: ...
+        @property
+        def added_tokens(self) -> list[Any]: ...
         def save(self, path: str | os.PathLike) -> None: ...
         def to_parts(self) -> TokenizerParts: ...
         @classmethod
@@ -157,6 +190,54 @@ class TransformersMixin:
     cls_token_id = _role_id("cls_token")
     mask_token_id = _role_id("mask_token")
 
+    max_len_single_sentence = _fixed_length("max_len_single_sentence", False)
+    max_len_sentences_pair = _fixed_length("max_len_sentences_pair", True)
+
+    def token_of_id(self, id_: int, field: str = "id") -> str:
+        """The token of ``id_``; an id that names none is a ValueError naming ``field``."""
+        if isinstance(id_, bool) or not isinstance(id_, int):
+            raise TypeError(f"{field} must be an int, got {type(id_).__name__}: {id_!r:.40}")
+        token = self.id_to_token(id_)
+        if token is None:
+            raise ValueError(f"{field}: id {id_} is no token (vocabulary size "
+                             f"{self.get_vocab_size(True)})")
+        return token
+
+    @property
+    def additional_special_tokens(self) -> list[str]:
+        """The special tokens that play no named role (transformers' list of that name).
+
+        Unless set, the special added tokens that are not in ``special_tokens_map``;
+        setting it adds the tokens as special ones (kept whole in text) and lists
+        exactly those. transformers 5 calls it ``extra_special_tokens`` (an alias here).
+        """
+        if self._additional is not None:
+            return list(self._additional)
+        roles = set(self.special_tokens_map.values())
+        return [t for t in self.special_tokens if t not in roles]
+
+    @additional_special_tokens.setter
+    def additional_special_tokens(self, tokens: Iterable[str] | None) -> None:
+        if isinstance(tokens, str):
+            raise TypeError("additional_special_tokens must be a list of tokens, got a str")
+        listed = [] if tokens is None else [str(t) for t in tokens]
+        self.add_special_tokens(listed)
+        self._additional = listed
+
+    @property
+    def additional_special_tokens_ids(self) -> list[int]:
+        """The ids of ``additional_special_tokens``."""
+        return [self.convert_tokens_to_ids(t) for t in self.additional_special_tokens]
+
+    @additional_special_tokens_ids.setter
+    def additional_special_tokens_ids(self, ids: Iterable[int] | None) -> None:
+        self.additional_special_tokens = (
+            None if ids is None
+            else [self.token_of_id(i, "additional_special_tokens_ids") for i in ids])
+
+    extra_special_tokens = additional_special_tokens
+    extra_special_tokens_ids = additional_special_tokens_ids
+
     @property
     def pad_token_type_id(self) -> int:
         """The type id of padding (``enable_padding``'s, else 0)."""
@@ -165,9 +246,13 @@ class TransformersMixin:
 
     @property
     def all_special_tokens(self) -> list[str]:
-        """The tokens of ``special_tokens_map``, each once, in transformers' order."""
-        return list(dict.fromkeys(self.special_tokens_map[k] for k in SPECIAL_TOKEN_NAMES
-                                  if k in self.special_tokens_map))
+        """The tokens of ``special_tokens_map``, then the additional ones, each once.
+
+        transformers' order (the roles in its order, then ``additional_special_tokens``).
+        """
+        roles = self.special_tokens_map
+        named = [roles[k] for k in SPECIAL_TOKEN_NAMES if k in roles]
+        return list(dict.fromkeys(named + self.additional_special_tokens))
 
     @property
     def all_special_ids(self) -> list[int]:
@@ -202,6 +287,19 @@ class TransformersMixin:
         tokens = list(tokens)
         decoder = self.decoder
         return " ".join(tokens) if decoder is None else decoder.decode(tokens)
+
+    def get_added_vocab(self) -> dict[str, int]:
+        """Added token -> id, special ones included (transformers' ``get_added_vocab``)."""
+        return {t.content: t.id for t in sorted(self.added_tokens, key=_token_id)}
+
+    def get_added_tokens_decoder(self) -> dict[int, Any]:
+        """Id -> ``AddedToken``, by id (HF ``tokenizers``' ``get_added_tokens_decoder``)."""
+        return {t.id: t for t in sorted(self.added_tokens, key=_token_id)}
+
+    @property
+    def added_tokens_decoder(self) -> dict[int, Any]:
+        """Id -> ``AddedToken``, by id (transformers' ``added_tokens_decoder``)."""
+        return self.get_added_tokens_decoder()
 
     def __len__(self) -> int:
         """The vocabulary size with the added tokens (transformers' ``len(tok)``)."""

@@ -15,8 +15,32 @@ truncate (``padding``), special-token templates (``processors``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 Offsets = tuple[int, int]
+
+DIRECTIONS = ("left", "right")
+
+
+class TokenSpan(NamedTuple):
+    """A token range ``[start, end)``: transformers' ``TokenSpan``, still a tuple."""
+
+    start: int
+    end: int
+
+
+class CharSpan(NamedTuple):
+    """A character range ``[start, end)``: transformers' ``CharSpan``, still a tuple."""
+
+    start: int
+    end: int
+
+
+def check_direction(direction: str, what: str) -> str:
+    """Return ``direction`` if it is ``left`` or ``right``, else raise a ValueError (as HF)."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"invalid {what} direction {direction!r}: expected 'left' or 'right'")
+    return direction
 
 _FIELDS = ("ids", "type_ids", "tokens", "word_ids", "offsets", "special_tokens_mask",
            "attention_mask")
@@ -28,7 +52,7 @@ class Encoding:
     >>> e = Encoding(ids=[7, 8], tokens=["hi", "##s"], offsets=[(0, 2), (2, 3)],
     ...              word_ids=[0, 0])
     >>> len(e), e.word_to_tokens(0), e.char_to_token(2)
-    (2, (0, 2), 1)
+    (2, TokenSpan(start=0, end=2), 1)
     """
 
     __slots__ = (*_FIELDS, "overflowing", "sequence_ranges")
@@ -131,11 +155,11 @@ class Encoding:
                 return seq
         return None
 
-    def token_to_chars(self, token_index: int) -> Offsets | None:
+    def token_to_chars(self, token_index: int) -> CharSpan | None:
         """Character offsets of token ``token_index`` in its input text."""
         if self.token_to_sequence(token_index) is None or token_index >= len(self):
             return None
-        return self.offsets[token_index]
+        return CharSpan(*self.offsets[token_index])
 
     def token_to_word(self, token_index: int) -> int | None:
         """Index of the word (in its input sequence) of token ``token_index``."""
@@ -157,19 +181,19 @@ class Encoding:
         token = self.char_to_token(char_pos, sequence_index)
         return None if token is None else self.token_to_word(token)
 
-    def word_to_tokens(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None:
+    def word_to_tokens(self, word_index: int, sequence_index: int = 0) -> TokenSpan | None:
         """Token range ``[start, end)`` of word ``word_index`` of input ``sequence_index``."""
         start, end = self.sequence_range(sequence_index)
         found = [i for i in range(start, min(end, len(self)))
                  if self.word_ids[i] == word_index]
-        return (found[0], found[-1] + 1) if found else None
+        return TokenSpan(found[0], found[-1] + 1) if found else None
 
-    def word_to_chars(self, word_index: int, sequence_index: int = 0) -> Offsets | None:
+    def word_to_chars(self, word_index: int, sequence_index: int = 0) -> CharSpan | None:
         """Character span of word ``word_index`` of input ``sequence_index``."""
         tokens = self.word_to_tokens(word_index, sequence_index)
         if tokens is None:
             return None
-        return (self.offsets[tokens[0]][0], self.offsets[tokens[1] - 1][1])
+        return CharSpan(self.offsets[tokens.start][0], self.offsets[tokens.end - 1][1])
 
     # ------------------------------------------------------------ edits (HF semantics)
 
@@ -191,6 +215,7 @@ class Encoding:
         Each overflowing window repeats the last ``stride`` tokens of the previous one,
         as in HF (``direction="left"`` keeps the end and windows backwards).
         """
+        check_direction(direction, "truncation")
         n = len(self)
         if max_length >= n:
             return
@@ -210,6 +235,7 @@ class Encoding:
     def pad(self, length: int, *, direction: str = "right", pad_id: int = 0,
             pad_type_id: int = 0, pad_token: str = "[PAD]") -> None:
         """Pad to ``length`` tokens (overflowing windows too); never shortens."""
+        check_direction(direction, "padding")
         for o in self.overflowing:
             o.pad(length, direction=direction, pad_id=pad_id, pad_type_id=pad_type_id,
                   pad_token=pad_token)

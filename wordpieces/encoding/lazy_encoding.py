@@ -38,7 +38,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from .encoding import Encoding
+from .encoding import Encoding, check_direction
 
 # A token put around the sequence (special or padding): (id, token, type id, attention).
 # Its offsets are (0, 0), its word id None and its special_tokens_mask 1, as in HF.
@@ -377,6 +377,7 @@ class LazyEncoding(Encoding):
     def pad(self, length: int, *, direction: str = "right", pad_id: int = 0,
             pad_type_id: int = 0, pad_token: str = "[PAD]") -> None:
         """Pad as ``Encoding.pad`` does; while fresh, only the layout changes."""
+        check_direction(direction, "padding")
         n = length - len(self)
         if n <= 0 or self._state:
             super().pad(length, direction=direction, pad_id=pad_id, pad_type_id=pad_type_id,

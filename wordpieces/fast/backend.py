@@ -111,6 +111,8 @@ def _native_can_run(reference: WordEncoder) -> bool:
     """The C path covers the fused BERT pipeline with an exact WordPiece model."""
     if not reference.fused or type(reference.model) is not WordPiece:
         return False
+    if reference.model.unk_id < 0:  # an empty WordPiece(): the reference raises the error
+        return False
     # models.WordPiece caps the first piece of a word at the longest *continuation*
     # length; the two agree unless a word can start with the prefix, which needs the
     # prefix to start with a word character ("##" never does: '#' is punctuation).

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 from .patterns import Matcher
+from .pre_tokenizers import check_metaspace
 
 # HF's cleanup list, applied in this order to each token separately.
 _CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"),
@@ -112,6 +113,7 @@ class MetaspaceDecoder(ChainDecoder):
 
     def __init__(self, replacement: str = "\u2581", prepend_scheme: str = "always",
                  split: bool = True):
+        check_metaspace(replacement, prepend_scheme)
         self.replacement, self.prepend_scheme, self.split = replacement, prepend_scheme, split
 
     def decode_chain(self, tokens: Iterable[str]) -> list[str]:
@@ -193,6 +195,10 @@ class DecoderSequence(ChainDecoder):
             if not hasattr(decoder, "decode_chain"):
                 raise TypeError(f"{type(decoder).__name__} has no decode_chain: it cannot "
                                 "be part of a decoder Sequence")
+
+    def __getitem__(self, index: int):
+        """The decoder at ``index`` (HF's ``seq[0]``)."""
+        return self.decoders[index]
 
     def decode_chain(self, tokens: Iterable[str]) -> list[str]:
         out = list(tokens)

@@ -117,6 +117,10 @@ class ProcessorSequence(PostProcessorBase):
                 raise TypeError(f"{type(processor).__name__} has no process_encodings: it "
                                 "cannot be part of a post-processor Sequence")
 
+    def __getitem__(self, index: int):
+        """The post-processor at ``index`` (HF's ``seq[0]``)."""
+        return self.processors[index]
+
     def added_tokens(self, is_pair: bool) -> int:
         return sum(p.added_tokens(is_pair) for p in self.processors)
 

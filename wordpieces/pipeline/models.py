@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 
 from ..errors import MAX_WORD_LENGTH, VocabError, check_size
 from ..vocab import Vocab
+from .live_settings import settings_changed
 
 CACHE_SIZE = 100_000
 
@@ -139,9 +140,45 @@ def wordpiece_tokenize(word: str, vocab: Mapping[str, int] | Iterable[str] | Voc
 
 
 class VocabModel:
-    """The vocabulary lookups of the ``Model`` protocol (as HF's ``Model``), for subclasses."""
+    """The vocabulary lookups of the ``Model`` protocol (as HF's ``Model``), for subclasses.
+
+    It also holds the unknown token: settable (as in HF), it must be a token of the
+    vocabulary unless the vocabulary is empty (``WordPiece()``, as HF allows: such a
+    model can be filled later, and encoding with it is an error naming the token).
+    """
 
     vocab: Vocab
+    _unk_token: str
+    unk_id: int
+
+    def _use_unk(self, token: str) -> None:
+        if not isinstance(token, str):
+            raise TypeError(f"the unknown token must be a str, got {type(token).__name__}")
+        if len(self.vocab) and token not in self.vocab:
+            raise VocabError(f"the unknown token {token!r} is not in the vocabulary "
+                             f"({len(self.vocab)} tokens)")
+        self._unk_token = token
+        self.unk_id = self.vocab.ids.get(token, -1)
+        self._forget()
+
+    def _forget(self) -> None:
+        """Drop what was cached with the old unknown token (subclasses that cache)."""
+
+    @property
+    def unk_token(self) -> str:
+        """The token a word (or rest of one) the vocabulary cannot spell becomes."""
+        return self._unk_token
+
+    @unk_token.setter
+    def unk_token(self, token: str) -> None:
+        self._use_unk(token)
+        settings_changed()
+
+    def _check_unk(self) -> None:
+        """Refuse to encode with an unknown token the vocabulary lacks (empty vocabulary)."""
+        if self.unk_id < 0:
+            raise VocabError(f"{type(self).__name__}: the unknown token {self._unk_token!r} "
+                             f"is not in the vocabulary (it is empty)")
 
     def token_to_id(self, token: str) -> int | None:
         return self.vocab.get(token)
@@ -171,16 +208,13 @@ class WordPiece(VocabModel):
     [('un', 1), ('##happy', 2), ('##ness', 3)]
     """
 
-    def __init__(self, vocab: Vocab | Mapping[str, int] | Iterable[str], *,
+    def __init__(self, vocab: Vocab | Mapping[str, int] | Iterable[str] | None = None, *,
                  unk_token: str = "[UNK]", continuing_subword_prefix: str = "##",
                  max_input_chars_per_word: int = 100,
                  max_input_bytes_per_word: int | None = None):
-        self.vocab = as_vocab(vocab)
-        if unk_token not in self.vocab:
-            raise VocabError(f"the unknown token {unk_token!r} is not in the vocabulary "
-                             f"({len(self.vocab)} tokens)")
-        self.unk_token = unk_token
-        self.unk_id = self.vocab[unk_token]
+        self.vocab = as_vocab(() if vocab is None else vocab)
+        self._cache: dict[str, Pieces] = {}
+        self._use_unk(unk_token)
         self._prefix = continuing_subword_prefix
         self.max_input_chars_per_word = check_size(  # checked here: every way in passes
             max_input_chars_per_word, field="max_input_chars_per_word", cap=MAX_WORD_LENGTH)
@@ -190,9 +224,11 @@ class WordPiece(VocabModel):
         # The greedy search looks continuation pieces up without their prefix: one
         # slice per probe instead of a slice and a concatenation.
         self._continuations = _without_prefix(self.vocab.ids, continuing_subword_prefix)
-        self._longest_start = max(map(len, self.vocab.ids))
+        self._longest_start = max(map(len, self.vocab.ids), default=0)
         self._longest_continuation = max(map(len, self._continuations), default=0)
-        self._cache: dict[str, Pieces] = {}
+
+    def _forget(self) -> None:
+        self._cache.clear()
 
     @property
     def continuing_subword_prefix(self) -> str:
@@ -207,8 +243,8 @@ class WordPiece(VocabModel):
         reports them as skipped). Computed on first read: only tracing needs it.
         """
         prefix = self._prefix
-        return max(len(t) - len(prefix) if prefix and t.startswith(prefix) else len(t)
-                   for t in self.vocab.tokens)
+        return max((len(t) - len(prefix) if prefix and t.startswith(prefix) else len(t)
+                    for t in self.vocab.tokens), default=0)
 
     def _too_long(self, word: str) -> bool:
         if self.max_input_bytes_per_word is not None:
@@ -224,6 +260,8 @@ class WordPiece(VocabModel):
         """
         if not word:
             return ()
+        if self.unk_id < 0:
+            self._check_unk()
         if self._too_long(word):
             return ((self.unk_id, 0, len(word)),)
         found = self.vocab.ids.get(word)  # the first probe of the search
@@ -282,22 +320,22 @@ class WordLevel(VocabModel):
     [('<unk>', 0)]
     """
 
-    def __init__(self, vocab: Vocab | Mapping[str, int] | Iterable[str], *,
+    def __init__(self, vocab: Vocab | Mapping[str, int] | Iterable[str] | None = None, *,
                  unk_token: str = "[UNK]"):
-        self.vocab = as_vocab(vocab)
-        if unk_token not in self.vocab:
-            raise VocabError(f"the unknown token {unk_token!r} is not in the vocabulary")
-        self.unk_token = unk_token
-        self.unk_id = self.vocab[unk_token]
+        self.vocab = as_vocab(() if vocab is None else vocab)
+        self._use_unk(unk_token)
 
     def pieces(self, word: str) -> Pieces:
         """Return one ``(id, 0, len(word))`` piece."""
-        return ((self.vocab.ids.get(word, self.unk_id), 0, len(word)),)
+        id_ = self.vocab.ids.get(word, self.unk_id)
+        if id_ < 0:
+            self._check_unk()
+        return ((id_, 0, len(word)),)
 
     split = pieces  # nothing to cache
 
     def tokenize(self, word: str) -> list[tuple[str, int]]:
-        i = self.vocab.ids.get(word, self.unk_id)
+        i = self.pieces(word)[0][0]
         return [(self.vocab.tokens[i], i)]
 
     def __repr__(self) -> str:

@@ -25,7 +25,7 @@ from typing import Literal, Protocol, runtime_checkable
 from ..flavors.rules import FLAVORS, get_flavor
 from ..flavors.tables import hf_lowercase
 from .char_tables import is_combining_mark
-from .growth import check_growth
+from .live_settings import settings_changed
 from .unicode_forms import normalization_stream
 
 
@@ -191,6 +191,17 @@ class CharMapNormalizer(NormalizerBase):
 # ---------------------------------------------------------------- BERT
 
 
+def _option(name: str, doc: str) -> property:
+    """A settable ``BertNormalizer`` option (``_set_option`` keeps what it decides in step)."""
+    def get(self) -> bool | None:
+        return self._options[name]
+
+    def put(self, value: bool | None) -> None:
+        self._set_option(name, value)
+
+    return property(get, put, doc=doc)
+
+
 class BertNormalizer(CharMapNormalizer):
     """Clean, space out CJK characters, lowercase and strip accents as a reference does.
 
@@ -208,15 +219,33 @@ class BertNormalizer(CharMapNormalizer):
         super().__init__()
         if flavor not in FLAVORS:
             raise ValueError(f"unknown flavor {flavor!r}: expected one of {', '.join(FLAVORS)}")
-        self.clean_text = clean_text
-        self.handle_chinese_chars = handle_chinese_chars
-        self.strip_accents = strip_accents
-        self.lowercase = lowercase
+        self._options = {"clean_text": bool(clean_text),
+                         "handle_chinese_chars": bool(handle_chinese_chars),
+                         "strip_accents": None if strip_accents is None else bool(strip_accents),
+                         "lowercase": bool(lowercase)}
         self.flavor = flavor
         self.rules = get_flavor(flavor)
-        self._strip = lowercase if strip_accents is None else strip_accents
+        self._derive()
+
+    def _derive(self) -> None:
+        """Recompute what the options decide (and forget characters mapped before)."""
+        self._char_cache.clear()
+        strip_accents = self._options["strip_accents"]
+        self._strip = self.lowercase if strip_accents is None else bool(strip_accents)
         # Characters whose result depends on their neighbours with these options.
-        self.context_chars = self.rules.active_context(lowercase, self._strip)
+        self.context_chars = self.rules.active_context(self.lowercase, self._strip)
+
+    def _set_option(self, name: str, value: bool | None) -> None:
+        """Set an option as HF's setters do: it takes effect on every tokenizer holding it."""
+        self._options[name] = None if value is None else bool(value)
+        self._derive()
+        settings_changed()
+
+    clean_text = _option("clean_text", "Replace controls by spaces and drop NUL/U+FFFD.")
+    handle_chinese_chars = _option("handle_chinese_chars", "Put spaces around CJK characters.")
+    strip_accents = _option("strip_accents",
+                            "Drop accents (None: when lowercasing, as HF and BERT).")
+    lowercase = _option("lowercase", "Lowercase (as the flavor's reference does).")
 
     def map_char(self, ch: str) -> str:
         """Return what one character becomes (may be empty or several characters)."""
@@ -397,10 +426,16 @@ class Sequence(NormalizerBase):
     def __init__(self, normalizers: list[Normalizer]):
         self.normalizers = list(normalizers)
 
+    def __getitem__(self, index: int):
+        """The normalizer at ``index`` (HF's ``seq[0]``)."""
+        return self.normalizers[index]
+
+    def __len__(self) -> int:
+        return len(self.normalizers)
+
     def normalize_string(self, ns: NormalizedString) -> NormalizedString:
         for normalizer in self.normalizers:
             ns = normalizer.normalize_string(ns)
-            check_growth(len(ns.normalized), len(ns.original), normalizer)
         return ns
 
     def to_config(self) -> dict:

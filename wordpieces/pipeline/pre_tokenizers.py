@@ -31,6 +31,7 @@ from typing import Protocol, runtime_checkable
 from ..flavors.rules import FLAVORS, get_flavor
 from ..flavors.tables import hf_is_punctuation
 from .char_tables import char_set, is_numeric, is_white_space
+from .live_settings import settings_changed
 from .normalizers import NormalizedString
 from .patterns import Matcher, Pieces, char_pieces
 
@@ -142,6 +143,20 @@ def split_pieces(pre_tokenizer, ns: NormalizedString, *, whole: bool = True
     return [ns.slice(s, e) for s, e in pre_tokenizer.split(ns) if e > s]
 
 
+class FlavorClassifier:
+    """The class (``SPACE``, ``ISOLATE``, ``WORD``) of a character under a flavor's rules.
+
+    A class, not a closure, so that a ``BertPreTokenizer`` pickles.
+    """
+
+    def __init__(self, flavor: str):
+        self.rules = get_flavor(flavor)
+
+    def __call__(self, ch: str) -> str:
+        rules = self.rules
+        return SPACE if rules.is_space(ch) else ISOLATE if rules.is_punct(ch) else WORD
+
+
 class BertPreTokenizer(PreTokenizerBase):
     """Split on whitespace (dropped) and punctuation (kept, one character per word).
 
@@ -153,9 +168,15 @@ class BertPreTokenizer(PreTokenizerBase):
         if flavor not in FLAVORS:
             raise ValueError(f"unknown flavor {flavor!r}: expected one of {', '.join(FLAVORS)}")
         self.flavor = flavor
-        rules = get_flavor(flavor)
-        self.classes = CharClasses(
-            lambda ch: SPACE if rules.is_space(ch) else ISOLATE if rules.is_punct(ch) else WORD)
+        self.classes = CharClasses(FlavorClassifier(flavor))
+
+    def __getstate__(self) -> dict:
+        """Everything but the class table, which is rebuilt from the flavor (subclasses too)."""
+        return {k: v for k, v in self.__dict__.items() if k != "classes"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.classes = CharClasses(FlavorClassifier(self.flavor))
 
     def split(self, ns: NormalizedString) -> list[tuple[int, int]]:
         classes = ns.normalized.translate(self.classes)
@@ -332,8 +353,21 @@ class Digits(PatternPreTokenizer):
     """
 
     def __init__(self, individual_digits: bool = False):
-        self.individual_digits = bool(individual_digits)
-        self.behavior = "isolated" if individual_digits else "contiguous"
+        self._individual = bool(individual_digits)
+
+    @property
+    def individual_digits(self) -> bool:
+        """Each digit a word of its own (else runs of digits); settable, as in HF."""
+        return self._individual
+
+    @individual_digits.setter
+    def individual_digits(self, value: bool) -> None:
+        self._individual = bool(value)
+        settings_changed()
+
+    @property
+    def behavior(self) -> str:  # type: ignore[override]  # decided by individual_digits
+        return "isolated" if self._individual else "contiguous"
 
     def _pieces(self, text: str) -> Pieces:
         return char_pieces(text, is_numeric)
@@ -370,6 +404,15 @@ class CharDelimiterSplit(PatternPreTokenizer):
 PREPEND_SCHEMES = ("always", "never", "first")
 
 
+def check_metaspace(replacement: str, prepend_scheme: str) -> None:
+    """Refuse what HF's ``Metaspace`` (pre-tokenizer and decoder) refuses, by value."""
+    if not isinstance(replacement, str) or len(replacement) != 1:
+        raise ValueError(f"a Metaspace replacement is one character, got {replacement!r}")
+    if prepend_scheme not in PREPEND_SCHEMES:
+        raise ValueError(f"unknown prepend_scheme {prepend_scheme!r}: expected one of "
+                         f"{', '.join(PREPEND_SCHEMES)}")
+
+
 class Metaspace(PreTokenizerBase):
     """Write spaces as ``replacement`` (``▁``), prepend one, split before each (HF Metaspace).
 
@@ -383,11 +426,7 @@ class Metaspace(PreTokenizerBase):
 
     def __init__(self, replacement: str = "\u2581", prepend_scheme: str = "always",
                  split: bool = True):
-        if len(replacement) != 1:
-            raise ValueError(f"a replacement is one character, got {replacement!r}")
-        if prepend_scheme not in PREPEND_SCHEMES:
-            raise ValueError(f"unknown prepend_scheme {prepend_scheme!r}: expected one of "
-                             f"{', '.join(PREPEND_SCHEMES)}")
+        check_metaspace(replacement, prepend_scheme)
         self.replacement, self.prepend_scheme, self.split_words = (
             replacement, prepend_scheme, bool(split))
         self.uses_position = prepend_scheme == "first"
@@ -436,6 +475,10 @@ class Sequence(PreTokenizerBase):
     def __init__(self, pretokenizers):
         self.pretokenizers = list(pretokenizers)
         self.uses_position = any(getattr(p, "uses_position", False) for p in self.pretokenizers)
+
+    def __getitem__(self, index: int):
+        """The pre-tokenizer at ``index`` (HF's ``seq[0]``)."""
+        return self.pretokenizers[index]
 
     def split_strings(self, ns: NormalizedString, *, whole: bool = True
                       ) -> list[NormalizedString]:
