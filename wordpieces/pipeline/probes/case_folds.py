@@ -7,9 +7,10 @@ Two questions, answered by live ``tokenizers`` over every assigned code point:
   point over the whole text, so the characters that have any partner are found first
   with classes of half the code space: two characters differing in bit ``k`` of their
   code point are told apart by the class of all code points with that bit set (its
-  case-insensitive match takes the partner outside it). Bits 8..20 are asked over the
-  whole text, bits 0..7 block by block (256 code points). Each character found is then
-  asked alone, among the others found.
+  case-insensitive match takes the partner outside it; the text asked is what lies
+  outside, so few characters match). Bits 8..20 are asked over every assigned code
+  point, bits 0..7 block by block (256 code points). Each character found is then asked
+  alone, among the others found.
 - ``case_fold_multi``: which characters ``(?i)`` matches with several (``ß`` and ``ss``,
   ``ﬁ`` and ``fi``): no character class can say that, so a pattern needing it is refused.
   The candidate strings are every full case folding of Python's data of more than one
