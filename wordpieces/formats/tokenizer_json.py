@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import warnings
 from typing import Any
 
 from ..encoding.padding import PaddingParams, TruncationParams
@@ -144,7 +145,10 @@ def tokenizer_files(parts: TokenizerParts) -> dict[str, str]:
 def save_parts(parts: TokenizerParts, path: str | os.PathLike) -> None:
     """Write the files of ``tokenizer_files`` into directory ``path``, as one unit.
 
-    A ``path`` ending in ``.json`` writes only that HF file. A directory is written
+    A ``path`` ending in ``.json`` writes only that HF file, with a warning:
+    ``AutoTokenizer.from_pretrained`` reads folders (given a file path it looks for the
+    name on the hub), ``PreTrainedTokenizerFast(tokenizer_file=path)`` reads the file. A
+    directory is written
     through ``formats.atomic.FileSet``: a reader sees the previous save or this one
     (checked against ``wordpieces-manifest.json``), never a mix, and files other tools
     put in the folder (model weights) are left alone.
@@ -153,6 +157,10 @@ def save_parts(parts: TokenizerParts, path: str | os.PathLike) -> None:
     if path.endswith(".json"):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         atomic_write_text(path, parts_to_str(parts, pretty=True))
+        warnings.warn(f"{path}: saved as one tokenizer.json file: transformers reads it with "
+                      f"PreTrainedTokenizerFast(tokenizer_file={path!r}), not "
+                      f"AutoTokenizer.from_pretrained (which needs a folder: save to a path "
+                      f"without .json)", UserWarning, stacklevel=3)
         return
     files = tokenizer_files(parts)  # before touching the folder: it may refuse a token
     with FileSet(path, kind="tokenizer") as saved:

@@ -311,6 +311,16 @@ def _roles(node: Node, names: tuple[str, ...]) -> dict[str, str]:
 # ---------------------------------------------------------------- flavor differences
 
 
+def _example_special_token(model) -> str | None:
+    """A bracketed special token of the vocabulary, to name in a note (None: it has none)."""
+    vocab = getattr(model, "vocab", None)
+    tokens = getattr(vocab, "tokens", ())
+    for token in ("[MASK]", "[CLS]", "[SEP]", "[PAD]"):
+        if token in tokens:
+            return token
+    return None
+
+
 def hf_differences(flavor: str, normalizer, model) -> list[str]:
     """Where HF ``tokenizers`` reading this tokenizer's ``tokenizer.json`` gives other ids.
 
@@ -320,21 +330,21 @@ def hf_differences(flavor: str, normalizer, model) -> list[str]:
     if flavor == "huggingface":
         return []
     lowercase = getattr(normalizer, "lowercase", False)
-    notes = [f"flavor {flavor!r}: Hugging Face applies its own Unicode tables (which "
-             f"characters are controls, whitespace, punctuation, accents, CJK)",
-             "literal special tokens in the text ('[MASK]') are split like words here; "
-             "Hugging Face keeps them whole"]
+    notes = [f"flavor {flavor!r}: HF uses its own Unicode tables (controls, whitespace, "
+             f"punctuation, accents, CJK)"]
+    special = _example_special_token(model)
+    if special is not None:
+        notes.append(f"a literal {special!r} in the text is split like a word here; HF keeps "
+                     f"it whole")
     if flavor == "bert" and lowercase:
-        notes.append("lowercasing uses Python's str.lower() (a final sigma becomes 'ς'; "
-                     "Hugging Face gives 'σ')")
+        notes.append("str.lower() makes a final sigma 'ς' (HF: 'σ')")
     if flavor == "tensorflow":
         if lowercase:
-            notes.append("lowercasing is ICU's NFKC_Casefold (Hugging Face: lowercase, "
-                         "then NFD without accents)")
-        notes.append("control characters become spaces and only ASCII whitespace splits "
-                     "words (Hugging Face: Unicode whitespace)")
+            notes.append("lowercasing is ICU's NFKC_Casefold (HF: lowercase, NFD, no accents)")
+        notes.append("controls become spaces; only ASCII whitespace splits words (HF: "
+                     "Unicode whitespace)")
     limit = getattr(model, "max_input_bytes_per_word", None)
     if isinstance(model, models.WordPiece) and limit is not None:
-        notes.append(f"words over {limit} UTF-8 bytes become the unknown token; Hugging "
-                     f"Face counts {model.max_input_chars_per_word} characters")
+        notes.append(f"words over {limit} UTF-8 bytes become the unknown token (HF counts "
+                     f"{model.max_input_chars_per_word} characters)")
     return notes

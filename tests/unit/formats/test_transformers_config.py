@@ -94,3 +94,36 @@ def test_saved_config_is_what_transformers_reads(saved):
     assert json.loads((saved / "special_tokens_map.json").read_text()) == {
         "unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]",
         "cls_token": "[CLS]", "mask_token": "[MASK]"}
+
+
+def test_flavor_notes_name_a_special_token_the_vocabulary_has():
+    """The note on literal special tokens names one the tokenizer has, or is left out."""
+    from wordpieces.tokenizer import Tokenizer
+
+    with_mask = Tokenizer.from_vocab(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a"])
+    assert any("'[MASK]'" in note for note in with_mask.hf_differences())
+    only_cls = Tokenizer.from_vocab(["[UNK]", "[CLS]", "a"])
+    notes = " ".join(only_cls.hf_differences())
+    assert "'[CLS]'" in notes and "[MASK]" not in notes
+    bare = " ".join(Tokenizer.from_vocab(["[UNK]", "a"]).hf_differences())
+    assert "literal" not in bare and "Unicode tables" in bare
+    assert len("; ".join(with_mask.hf_differences())) < 240  # one readable line
+
+
+def test_a_json_save_path_warns_that_autotokenizer_needs_a_folder(tmp_path):
+    """tok.save("x.json") writes the one file and says how transformers reads it."""
+    import warnings
+
+    from wordpieces.tokenizer import Tokenizer
+
+    tok = Tokenizer.from_vocab(["[UNK]", "a"], flavor="huggingface")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tok.save(tmp_path / "tok.json")
+    messages = [str(w.message) for w in caught]
+    assert (tmp_path / "tok.json").is_file()
+    assert any("PreTrainedTokenizerFast(tokenizer_file=" in m and "AutoTokenizer" in m
+               for m in messages), messages
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tok.save(tmp_path / "folder")  # a folder: no such warning
