@@ -123,3 +123,19 @@ def test_a_lone_surrogate_in_the_text_scans_on_re2_as_on_re(text, pattern):
     found = list(compiled.finditer(text))
     assert [m.span() for m in found] == [m.span() for m in expected]
     assert [m.group() for m in found] == [m.group() for m in expected]
+
+
+@pytest.mark.parametrize("pattern, text", [
+    (r"(?:[\x{100}-\x{17f}]+(?:[Kk]|-)*)+", "ſ\u212a"),  # Kelvin sign after a long s
+    (r"(?:\p{L}+(?:[Ss]|-)*)+", "é\u017f-s"),
+    (r"(?:a+(?:[Kk]|-)*)+", "a\u212ak-K"),
+])
+def test_a_case_pair_class_on_re2_takes_no_other_fold(pattern, text):
+    """RE2 read [Kk] in an alternation as case-folded k (Kelvin sign U+212A too); HF does not."""
+    pytest.importorskip("re2")
+    tokenizers = pytest.importorskip("tokenizers")
+    from wordpieces.pipeline.pre_tokenizers import Split
+
+    assert backtracking_risk(translate(pattern)) is not None  # it runs on RE2
+    theirs = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), "isolated")
+    assert Split(pattern, "isolated").pre_tokenize_str(text) == theirs.pre_tokenize_str(text)

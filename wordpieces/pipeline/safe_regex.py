@@ -230,6 +230,7 @@ def unicode_classes_for_re2(pattern: str, field: str = "pattern", *,
             if pattern[i:i + 1] == "^":
                 out.append("^")
                 i += 1
+            out.append(NO_FOLD)
             if pattern[i:i + 1] == "]":  # a literal ] first in a class
                 out.append("\\]")
                 i += 1
@@ -242,6 +243,10 @@ def unicode_classes_for_re2(pattern: str, field: str = "pattern", *,
 
 
 _CODE_WIDTHS = {"u": 4, "U": 8}
+# A surrogate in every class RE2 is given: no UTF-8 text holds one, so it matches nothing,
+# but it stops RE2 from reading a class such as [Kk] inside an alternation as the
+# case-folded letter, which also takes the Kelvin sign U+212A (re and HF do not).
+NO_FOLD = "\\x{d800}"
 
 
 def _escape(letter: str, in_class: bool, pattern: str, field: str) -> str:
