@@ -68,7 +68,7 @@ LEARNER_OPTIONS = {
     "joiner": ("top-down",),
     "min_frequency": ("bottom-up", "word-level"), "limit_alphabet": ("bottom-up",),
     "initial_alphabet": ("bottom-up",), "continuing_subword_prefix": ("bottom-up",),
-    "score": ("bottom-up",), "drop_unused": ("bottom-up",),
+    "score": ("bottom-up",), "drop_unused": ("bottom-up",), "refine": ("bottom-up",),
 }
 
 
@@ -192,6 +192,9 @@ def _add_learner_options(parser: argparse.ArgumentParser) -> None:
     bottom.add_argument("--drop-unused", action=argparse.BooleanOptionalAction, default=None,
                         help="leave out merged tokens the training words never use, merging "
                              "on to fill their slots (bottom-up; default: with --score count)")
+    bottom.add_argument("--refine", action="store_true", default=None,
+                        help="after merging, swap tokens greedy longest match rarely uses for "
+                             "ones that save more tokens on the training words (bottom-up)")
 
 
 # ---------------------------------------------------------------- count / merge

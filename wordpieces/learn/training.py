@@ -48,7 +48,8 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
     ``reserved_tokens`` and ``special_tokens`` are one option under two names (default
     ``[PAD] [UNK] [CLS] [SEP] [MASK]``); they lead the vocabulary and must hold
     ``unk_token``. Other keyword options go to the learner (e.g. ``lower_thresh``,
-    ``min_frequency``, bottom-up's ``score``: ``"count"``, ``"likelihood"`` or ``"pmi"``).
+    ``min_frequency``, bottom-up's ``score``: ``"count"``, ``"likelihood"`` or ``"pmi"``, and
+    its ``refine=True``: the merged vocabulary tuned for greedy longest match).
     ``engine``, ``num_proc``, ``scheduler``, ``blocksize``, ``checkpoint`` and
     ``max_distinct_words`` are ``count_words``' options. ``progress``: ``"auto"`` (a bar
     on stderr when it is a terminal), ``"bar"``, ``"jsonl"``, ``"none"`` or a callable.

@@ -1,0 +1,119 @@
+"""The MaxMatch refinement of a merge vocabulary (``learn_bottom_up(refine=True)``).
+
+Invariants on generated counts: every character in both forms, the exact size, a greedy
+cost on the training words never above the merge vocabulary's, the same result whatever
+the counts' order; on real text, a lower training cost than the count learner's.
+"""
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import wordpieces as wp
+from tests.shared_data import shared_path
+from wordpieces.learn.counting import count_words
+from wordpieces.learn.learners.bottom_up import learn_bottom_up
+from wordpieces.learn.learners.refine import Segmenter, greedy_cost, refine
+from wordpieces.learn.training import train
+
+SPECIALS = ["[PAD]", "[UNK]"]
+COUNTS = st.dictionaries(st.text(alphabet="abcdeé", min_size=1, max_size=9),
+                         st.integers(1, 40), min_size=1, max_size=40)
+
+
+def cost(counts: dict, vocab: list[str], prefix: str = "##") -> int:
+    return greedy_cost(list(counts), list(counts.values()), vocab, prefix)
+
+
+def alphabet(counts: dict, prefix: str = "##") -> set[str]:
+    return {f for word in counts for ch in word for f in (ch, prefix + ch)}
+
+
+@settings(max_examples=80, deadline=None)
+@given(COUNTS, st.integers(0, 40), st.sampled_from(["count", "likelihood", "pmi"]))
+def test_refined_vocabulary_keeps_characters_and_size_and_never_costs_more(
+        counts, extra, score):
+    """Every character in both forms, the merges' size (or the alphabet's), cost <= merges'.
+
+    The merges' size is the size asked unless nothing was left to merge.
+    """
+    base = len(SPECIALS) + len(alphabet(counts))
+    size = base + extra
+    merged = learn_bottom_up(counts, size, special_tokens=SPECIALS, score=score)
+    refined = learn_bottom_up(counts, size, special_tokens=SPECIALS, score=score,
+                              refine=True)
+    assert len(refined) == len(set(refined)) == max(len(merged), base)
+    assert len(merged) == size or not _any_pair(counts, merged)
+    assert refined[:2] == SPECIALS
+    assert alphabet(counts) <= set(refined)
+    if alphabet(counts) <= set(merged):  # else the merges had no room for both forms
+        assert cost(counts, refined) <= cost(counts, merged)
+
+
+def _any_pair(counts: dict, vocab: list[str]) -> bool:
+    """Whether some word still splits in two or more pieces (a merge was left)."""
+    seg = Segmenter(list(counts), list(counts.values()), vocab, "##")
+    return any(p is not None and len(p) > 1 for p in seg.pieces)
+
+
+@settings(max_examples=40, deadline=None)
+@given(COUNTS, st.integers(0, 30), st.randoms(use_true_random=False))
+def test_refined_vocabulary_does_not_depend_on_the_counts_order(counts, extra, rng):
+    """The same counts given in another order give the same vocabulary."""
+    size = len(SPECIALS) + len(alphabet(counts)) + extra
+    items = list(counts.items())
+    rng.shuffle(items)
+    assert (learn_bottom_up(dict(items), size, special_tokens=SPECIALS, refine=True)
+            == learn_bottom_up(counts, size, special_tokens=SPECIALS, refine=True))
+
+
+def test_refine_swaps_a_shadowed_token_for_a_useful_one():
+    """A token MaxMatch never emits makes way for one that saves tokens."""
+    counts = {"abcd": 10, "xy": 9}
+    vocab = ["a", "b", "c", "d", "x", "y", "##b", "##c", "##d", "##y", "abc", "abcd"]
+    refined = refine(list(counts), list(counts.values()), vocab, vocab[:10])
+    assert "abc" not in refined and "xy" in refined
+    assert cost(counts, refined) == 19 < cost(counts, vocab)
+
+
+def test_segmenter_matches_wordpiece_greedy_longest_match():
+    """Pieces are WordPiece's: longest first piece, then longest continuations."""
+    seg = Segmenter(["unhappy", "zq"], [1, 1], ["u", "un", "##h", "##happ", "##a", "##p",
+                                                "##y", "##happy", "z"], "##")
+    assert seg.pieces == [("un", "##happy"), None]
+
+
+def test_train_and_the_cli_option_reach_the_learner(tmp_path):
+    """train(refine=True) and ``wordpieces train --refine`` give the refined vocabulary.
+
+    "h" is only ever seen inside words: the merges keep "##h" alone, the refinement both.
+    """
+    lines = ["the cat sat on the mat with the other cats"] * 30
+    plain = train(iter(lines), algorithm="bottom-up", vocab_size=40, progress="none")
+    tok = train(iter(lines), algorithm="bottom-up", vocab_size=40, refine=True,
+                progress="none")
+    assert "h" not in plain.get_vocab() and "h" in tok.get_vocab()
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(lines), encoding="utf-8")
+    command = [sys.executable, "-m", "wordpieces", "train", str(corpus), "--algorithm",
+               "bottom-up", "--vocab-size", "40", "--refine", "-o", str(tmp_path / "t")]
+    subprocess.run(command, check=True, timeout=120, capture_output=True)
+    assert wp.load(tmp_path / "t").get_vocab() == tok.get_vocab()
+    command[command.index("bottom-up")] = "top-down"
+    refused = subprocess.run(command, timeout=120, capture_output=True, text=True)
+    assert refused.returncode == 2 and "--refine applies to --algorithm bottom-up" in (
+        refused.stderr)
+
+
+@pytest.mark.shared_data
+def test_refined_vocabulary_costs_less_than_the_count_learners_on_real_text():
+    """On a real novel, 3,000 tokens: fewer greedy tokens on the training words."""
+    counts = dict(count_words(shared_path("corpora", "english", "botchan.txt"),
+                              progress=None).items())
+    merged = learn_bottom_up(counts, 3000, special_tokens=SPECIALS)
+    refined = learn_bottom_up(counts, 3000, special_tokens=SPECIALS, refine=True)
+    assert len(refined) == 3000
+    assert cost(counts, refined) < 0.99 * cost(counts, merged)
