@@ -25,6 +25,7 @@ from typing import Literal, Protocol, runtime_checkable
 from ..flavors.rules import FLAVORS, get_flavor
 from ..flavors.tables import hf_lowercase
 from .char_tables import is_combining_mark
+from .growth import check_growth
 from .live_settings import settings_changed
 from .unicode_forms import normalization_stream
 
@@ -436,6 +437,7 @@ class Sequence(NormalizerBase):
     def normalize_string(self, ns: NormalizedString) -> NormalizedString:
         for normalizer in self.normalizers:
             ns = normalizer.normalize_string(ns)
+            check_growth(len(ns.normalized), len(ns.original), normalizer)
         return ns
 
     def to_config(self) -> dict:
