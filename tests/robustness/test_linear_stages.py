@@ -133,6 +133,19 @@ def test_normalization_cannot_amplify_a_text_without_bound(tmp_path, backend, ti
     assert "over the cap of 65,600 (normalization may make a text at most 64 times" in got
 
 
+@pytest.mark.parametrize("times", [100, 1000])
+def test_decoding_cannot_amplify_tokens_without_bound(tmp_path, backend, times):
+    """A decoder Sequence of Replace a -> a x 1000, three times: refused before it builds."""
+    document = _with()
+    document["decoder"] = {"type": "Sequence", "decoders": [
+        {"type": "Replace", "pattern": {"String": "a"}, "content": "a" * times}] * 3}
+    got = _run(tmp_path, backend, document,
+               "try:\n    tok.decode([tok.token_to_id('a')] * 10)\n"
+               "except TokenizeError as e:\n    print(e)")
+    assert got.startswith("the decoder ReplaceDecoder(String('a'), content='aaa"), got
+    assert "(decoding may make a text at most 64 times as long" in got
+
+
 def test_modest_growth_still_works(tmp_path, backend):
     """Replace a -> a x 100 once (or twice) on a short text is far under the cap."""
     got = _run(tmp_path, backend, _with(_amplifier(100, 2)),

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
+from .growth import check_growth
 from .patterns import Matcher
 from .pre_tokenizers import check_metaspace
 
@@ -142,11 +143,13 @@ class ReplaceDecoder(ChainDecoder):
         self.content = content
 
     def decode_chain(self, tokens: Iterable[str]) -> list[str]:
-        return [self._replace(token) for token in tokens]
-
-    def _replace(self, token: str) -> str:
-        return "".join(self.content if is_match else token[s:e]
-                       for s, e, is_match in self.matcher.pieces(token))
+        tokens = list(tokens)
+        pieces = [self.matcher.pieces(token) for token in tokens]
+        grown = sum(len(self.content) if is_match else e - s
+                    for found in pieces for s, e, is_match in found)
+        check_growth(grown, sum(map(len, tokens)), self, kind="decoder")  # before building
+        return ["".join(self.content if is_match else token[s:e] for s, e, is_match in found)
+                for token, found in zip(tokens, pieces, strict=True)]
 
     def to_config(self) -> dict:
         return {"type": "Replace", "pattern": self.matcher.to_config(), "content": self.content}
@@ -202,8 +205,10 @@ class DecoderSequence(ChainDecoder):
 
     def decode_chain(self, tokens: Iterable[str]) -> list[str]:
         out = list(tokens)
+        given = sum(map(len, out))
         for decoder in self.decoders:
             out = decoder.decode_chain(out)
+            check_growth(sum(map(len, out)), given, decoder, kind="decoder")
         return out
 
     def to_config(self) -> dict:

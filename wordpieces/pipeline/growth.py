@@ -14,7 +14,11 @@ Real normalizers stay far below the cap: NFKD/NFKC expand one character to at mo
 once (the constant leaves room for a long one), and a ``Replace`` growing a word a
 hundredfold still fits on short texts.
 
-Not handled here: the stages themselves (``normalizers``, ``edit_normalizers``).
+Decoders are held to the same cap: a ``Replace`` decoder checks its tokens before
+joining, and a decoder ``Sequence`` checks after each stage against the tokens it was given.
+
+Not handled here: the stages themselves (``normalizers``, ``edit_normalizers``,
+``decoders``).
 """
 
 from __future__ import annotations
@@ -33,13 +37,19 @@ def growth_limit(original_length: int) -> int:
     return MAX_GROWTH_FACTOR * original_length + MAX_GROWTH_CHARS
 
 
-def check_growth(new_length: int, original_length: int, stage: object) -> None:
-    """Refuse, naming ``stage``, a normalized length over the cap for its original text."""
+def check_growth(new_length: int, original_length: int, stage: object, *,
+                 kind: str = "normalizer") -> None:
+    """Refuse, naming ``stage``, a normalized length over the cap for its original text.
+
+    ``kind="decoder"``: the same cap on what decoding makes of the tokens' text (a
+    ``Replace`` decoder grows it as a ``Replace`` normalizer does).
+    """
     limit = growth_limit(original_length)
     if new_length > limit:
+        what = "normalization" if kind == "normalizer" else "decoding"
         raise TokenizeError(
-            f"the normalizer {_shown(stage)} would grow a text of {_chars(original_length)} "
-            f"to {_chars(new_length)}, over the cap of {limit:,} (normalization may "
+            f"the {kind} {_shown(stage)} would grow a text of {_chars(original_length)} "
+            f"to {_chars(new_length)}, over the cap of {limit:,} ({what} may "
             f"make a text at most {MAX_GROWTH_FACTOR} times as long plus "
             f"{MAX_GROWTH_CHARS:,} characters)")
 
