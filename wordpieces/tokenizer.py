@@ -141,10 +141,13 @@ class Tokenizer(TransformersMixin):
                                         rules.max_input_bytes_per_word)
         else:
             limit_chars, limit_bytes = max_input_chars_per_word, None
-        model = models.WordPiece(vocab_obj, unk_token=unk_token,
-                                 continuing_subword_prefix=continuing_subword_prefix,
-                                 max_input_chars_per_word=limit_chars,
-                                 max_input_bytes_per_word=limit_bytes)
+        try:
+            model = models.WordPiece(vocab_obj, unk_token=unk_token,
+                                     continuing_subword_prefix=continuing_subword_prefix,
+                                     max_input_chars_per_word=limit_chars,
+                                     max_input_bytes_per_word=limit_bytes)
+        except VocabError as e:  # the file a user named, not only the token at fault
+            raise VocabError(f"{path}: {e}" if path else str(e)) from None
         normalizer = BertNormalizer(clean_text=clean_text,
                                     handle_chinese_chars=handle_chinese_chars,
                                     strip_accents=strip_accents, lowercase=lowercase, flavor=flavor)

@@ -369,7 +369,8 @@ class TransformersMixin:
         ``tokenizer.json`` (with ``tokenizer_config.json`` beside it) is read as is; a
         slow-only save (``vocab.txt`` + ``tokenizer_config.json``) builds the
         ``huggingface`` flavor with the config's ``do_lower_case``, ``strip_accents``,
-        ``tokenize_chinese_chars`` and unknown token, as transformers converts it.
+        ``tokenize_chinese_chars``, unknown token and ``additional_special_tokens``, as
+        transformers converts it.
         """
         directory = os.fspath(directory)
         if os.path.isfile(os.path.join(directory, TOKENIZER_JSON)):
@@ -382,6 +383,8 @@ class TransformersMixin:
         config, raw = read
         tok = cls.from_vocab(vocab, flavor="huggingface", **slow_options(raw, config))
         tok._transformers = config
+        if config.additional_special_tokens:  # as transformers adds them
+            tok.add_special_tokens(list(config.additional_special_tokens))
         return tok
 
     def save_pretrained(self, directory: str | os.PathLike) -> tuple[str, ...]:

@@ -216,6 +216,17 @@ def test_a_vocab_with_cr_only_line_ends_names_the_file(tmp_path):
         wp.load(str(path))
 
 
+def test_a_vocab_without_its_unknown_token_names_the_file(tmp_path):
+    """Python and CLI: the missing unknown token is reported with the file it was read from."""
+    path = tmp_path / "vocab.txt"
+    path.write_text("hello\nworld\n", encoding="utf-8")
+    with pytest.raises(VocabError, match=r"vocab\.txt: the unknown token '\[UNK\]' is not in"):
+        wp.Tokenizer.from_vocab(str(path))
+    proc = subprocess.run([sys.executable, "-m", "wordpieces", "encode", "-t", str(path)],
+                          input="hello\n", capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and f"{path}: the unknown token" in proc.stderr
+
+
 # ---------------------------------------------------------------- additional special tokens
 
 
@@ -234,3 +245,19 @@ def test_additional_special_tokens_are_added_as_transformers_adds_them(tmp_path)
     assert transformers.AutoTokenizer.from_pretrained(str(again))(text)["input_ids"] == \
         hf(text)["input_ids"]
     assert wp.load(str(again))(text)["input_ids"] == hf(text)["input_ids"]
+
+
+def test_a_slow_only_save_adds_its_additional_special_tokens(tmp_path):
+    """vocab.txt + tokenizer_config.json (no tokenizer.json): the same as transformers."""
+    transformers = pytest.importorskip("transformers")
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "vocab.txt").write_text("\n".join(VOCAB) + "\n", encoding="utf-8")
+    (folder / "tokenizer_config.json").write_text(json.dumps({
+        "tokenizer_class": "BertTokenizer", "do_lower_case": True,
+        "additional_special_tokens": ["<extra_1>"]}), encoding="utf-8")
+    hf = transformers.AutoTokenizer.from_pretrained(str(folder))
+    ours = wp.Tokenizer.from_pretrained(str(folder))
+    text = "hello <extra_1> world"
+    assert ours(text)["input_ids"] == hf(text)["input_ids"]
+    assert "<extra_1>" in ours.additional_special_tokens
