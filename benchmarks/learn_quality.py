@@ -7,11 +7,17 @@ and its actual size is reported):
 
 - wordpieces top-down (``learn_top_down``, TF Text's algorithm, default options),
 - wordpieces bottom-up with each score (``learn_bottom_up(score=...)``),
+- wordpieces bottom-up by count, refined for greedy longest match
+  (``learn_bottom_up(refine=True)``, ``learners/refine.py``),
 - HF ``tokenizers``' ``WordPieceTrainer`` (``Tokenizer.train(files, trainer)``, its
-  default threads; BPE by count underneath).
+  default threads; BPE by count underneath),
+- SentencePiece's unigram trainer on the same counted words, where ``sentencepiece`` is
+  installed (its pieces read by MaxMatch: ``▁x`` as ``x``, others as ``##x``, plus the
+  alphabet in both forms, cut to the size).
 
 Every run is a child process that counts and learns (train time = counting + learning,
-peak RSS of the process). The held-back books are then tokenized by one greedy WordPiece
+wall clock; CPU time of the process, HF's threads included; peak RSS of the process).
+The held-back books are then tokenized by one greedy WordPiece
 (HF's ``WordPiece`` model, BERT normalizer and pre-tokenizer, lowercase) over each
 vocabulary: tokens per whitespace word, the share of pre-tokenized words that become
 ``[UNK]``, and the share kept whole (one token that is not ``[UNK]``).
@@ -38,8 +44,11 @@ HELD_OUT = {
     "portuguese": ["machado_quincas_borba.txt", "aluisio_azevedo_o_cortico.txt"],
 }
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-LEARNERS = ("top-down", "bottom-up likelihood", "bottom-up pmi", "bottom-up count", "hf")
+LEARNERS = ("top-down", "bottom-up likelihood", "bottom-up pmi", "bottom-up count",
+            "bottom-up refine", "hf", "sentencepiece")
 NAMES = {"top-down": "wordpieces top-down",
+         "bottom-up refine": "wordpieces bottom-up, `refine=True` (count, then MaxMatch swaps)",
+         "sentencepiece": "SentencePiece unigram, read by MaxMatch",
          "bottom-up likelihood": "wordpieces bottom-up, `score=\"likelihood\"`",
          "bottom-up pmi": "wordpieces bottom-up, `score=\"pmi\"`",
          "bottom-up count": "wordpieces bottom-up, `score=\"count\"` (default)",
@@ -70,6 +79,10 @@ def learn_ours(learner: str, files: list[str], vocab_size: int) -> dict:
     counted = time.perf_counter()
     if learner == "top-down":
         vocab = learn_top_down(counts, vocab_size, SPECIALS)
+    elif learner == "bottom-up refine":
+        vocab = learn_bottom_up(counts, vocab_size, special_tokens=SPECIALS, refine=True)
+    elif learner == "sentencepiece":
+        vocab = learn_sentencepiece(counts, vocab_size)
     else:
         vocab = learn_bottom_up(counts, vocab_size, special_tokens=SPECIALS,
                                 score=learner.split()[-1])
@@ -93,6 +106,43 @@ def learn_hf(files: list[str], vocab_size: int) -> dict:
             "vocab": sorted(vocab, key=vocab.get), "words": None}
 
 
+def has_sentencepiece() -> bool:
+    try:
+        import sentencepiece  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def learn_sentencepiece(counts, vocab_size: int) -> list[str]:
+    """A unigram model on the counted words, its pieces as a WordPiece vocabulary."""
+    import io
+
+    import sentencepiece as spm
+
+    alphabet = sorted({f for word in counts for ch in word for f in (ch, "##" + ch)})
+    room = max(0, vocab_size - len(SPECIALS) - len(alphabet))
+    model = io.BytesIO()
+    words = (word for word, count in counts.items() for _ in range(min(count, 1000)))
+    spm.SentencePieceTrainer.train(sentence_iterator=words, model_writer=model,
+                                   model_type="unigram", vocab_size=room + 3,
+                                   character_coverage=1.0, hard_vocab_limit=False,
+                                   minloglevel=2)
+    processor = spm.SentencePieceProcessor(model_proto=model.getvalue())
+    pieces = [processor.id_to_piece(i) for i in range(processor.get_piece_size())]
+    tokens = [p[1:] if p.startswith("\u2581") else "##" + p for p in pieces
+              if p not in ("<unk>", "<s>", "</s>", "\u2581")]
+    merged = [t for t in dict.fromkeys(tokens) if t not in set(alphabet)]
+    return SPECIALS + alphabet + merged[:room]
+
+
+def cpu_s() -> float:
+    """CPU seconds of this process (every thread) and of its finished children (counting)."""
+    return sum(usage.ru_utime + usage.ru_stime
+               for usage in (resource.getrusage(resource.RUSAGE_SELF),
+                             resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
 def peak_rss_mb() -> float:
     """This process's peak RSS (VmHWM: unlike ru_maxrss, not inherited from the parent)."""
     for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
@@ -102,12 +152,14 @@ def peak_rss_mb() -> float:
 
 
 def child(learner: str, language: str, vocab_size: int, out: str) -> None:
+    started = cpu_s()  # the interpreter's own start-up is not training
     files, _ = split_files(language)
     if learner == "hf":
         result = learn_hf(files, vocab_size)
     else:
         result = learn_ours(learner, files, vocab_size)
     result["peak_rss_mb"] = peak_rss_mb()
+    result["cpu_s"] = cpu_s() - started
     Path(out).write_text(json.dumps(result), encoding="utf-8")
 
 
@@ -161,30 +213,39 @@ def main() -> None:
         learner, language, size, out = args.child
         child(learner, language, int(size), out)
         return
-    print("| language, vocabulary | learner | size | tokens/word | [UNK] words | words kept "
-          "whole | train s (count + learn) | peak RSS MB |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    learners = [name for name in args.learners
+                if name != "sentencepiece" or has_sentencepiece()]
+    print("| language, vocabulary | learner | size | tokens/word | vs HF | [UNK] words | "
+          "words kept whole | train s (count + learn) | CPU s | peak RSS MB |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for language in args.languages:
             _, held = split_files(language)
             lines = held_out_lines(held)
             for size in args.sizes:
-                for learner in args.learners:
+                hf_rate = None
+                for learner in sorted(learners, key=lambda name: name != "hf"):
                     r = run(learner, language, size, folder)
                     q = quality(r["vocab"], lines)
+                    if learner == "hf":
+                        hf_rate = q["tokens_per_word"]
+                    versus = ("" if hf_rate is None or learner == "hf"
+                              else f"{q['tokens_per_word'] / hf_rate - 1:+.2%}")
                     total = r["learn_s"] + (r["count_s"] or 0)
                     split = ("" if r["count_s"] is None
                              else f" ({r['count_s']:.1f} + {r['learn_s']:.1f})")
                     print(f"| {language} {size:,} | {NAMES[learner]} | {len(r['vocab']):,} | "
-                          f"{q['tokens_per_word']:.3f} | {q['unk_rate']:.3%} | "
-                          f"{q['whole']:.1%} | {total:.1f}{split} | {r['peak_rss_mb']:.0f} |",
-                          flush=True)
+                          f"{q['tokens_per_word']:.4f} | {versus} | {q['unk_rate']:.4%} | "
+                          f"{q['whole']:.1%} | {total:.1f}{split} | {r['cpu_s']:.1f} | "
+                          f"{r['peak_rss_mb']:.0f} |", flush=True)
                     rows.append({"language": language, "size": size, "learner": learner,
                                  "vocab_len": len(r["vocab"]), **q,
                                  **{k: v for k, v in r.items() if k != "vocab"}})
     held_names = "; ".join(f"{lang}: {', '.join(HELD_OUT[lang])}" for lang in args.languages)
     print(f"\nheld out: {held_names}")
+    if "sentencepiece" in args.learners and not has_sentencepiece():
+        print("SentencePiece: not installed, left out")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
 
