@@ -33,6 +33,9 @@ CANDIDATES_PER_ROUND = 1000
 # Rounds of (score, swap): measured on ../shared, the held-out gain stops after ~4
 # (English 8k: 1.3118 tokens per word after 2, 1.3097 after 4, 1.3101 after 12).
 ROUNDS = 4
+# Tokens used more than HEAVY times the best candidate's gain keep their use count as
+# their loss, unmeasured (``removal_losses``).
+HEAVY = 1
 
 
 def refine_vocabulary(words, vocab: list[str], specials: list[str], chars: Iterable[str],
@@ -154,13 +157,22 @@ def greedy_cost(words: list[str], counts: list[int], vocab: Iterable[str], prefi
     return Segmenter(words, counts, vocab, prefix).total()
 
 
-def removal_losses(seg: Segmenter, tokens: Iterable[str]) -> dict[str, int]:
-    """Each token's exact loss: the extra tokens its users would cost without it."""
+def removal_losses(seg: Segmenter, tokens: Iterable[str], ceiling: float) -> dict[str, int]:
+    """Each token's exact loss: the extra tokens its users would cost without it.
+
+    A token whose uses weigh more than ``ceiling`` (all its users' counts) gets that
+    weight instead, unsegmented: no candidate would replace it (a removal costs about a
+    token per use), and the heavy tokens hold most of the segmentation work.
+    """
     losses = {}
     for token in tokens:
         users = seg.users.get(token, ())
         if not users:
             losses[token] = 0
+            continue
+        weight = sum(seg.counts[i] for i in users)
+        if weight > ceiling:
+            losses[token] = weight
             continue
         seg.discard(token)
         losses[token] = sum(seg.cost(i, seg.tail_without(i, token)) - seg.cost(i, seg.pieces[i])
@@ -209,11 +221,11 @@ def refine(words: list[str], counts: list[int], vocab: list[str], protected: Ite
     for round_ in range(rounds):
         if batch < 1:
             break
-        losses.update(removal_losses(seg, stale))
         joins = adjacent_joins(seg)
         ranked = sorted((t for t in joins if t not in seg.vocab), key=lambda t: (-joins[t], t))
         gains = {t: gains[t] if t in gains else exact_gain(seg, t)
                  for t in ranked[:CANDIDATES_PER_ROUND]}
+        losses.update(removal_losses(seg, stale, ceiling=HEAVY * max(gains.values(), default=0)))
         victims = sorted(losses, key=lambda t: (losses[t], t))
         offers = sorted(gains, key=lambda t: (-gains[t], t))
         swaps = [(v, o) for v, o in zip(victims, offers, strict=False)
