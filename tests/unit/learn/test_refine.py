@@ -32,30 +32,33 @@ def alphabet(counts: dict, prefix: str = "##") -> set[str]:
     return {f for word in counts for ch in word for f in (ch, prefix + ch)}
 
 
-@settings(max_examples=80, deadline=None)
-@given(COUNTS, st.integers(0, 40), st.sampled_from(["count", "likelihood", "pmi"]))
+@settings(max_examples=100, deadline=None)
+@given(COUNTS, st.integers(0, 40), st.sampled_from(["count", "likelihood", "pmi"]),
+       st.sampled_from(["##", "", "@"]))
 def test_refined_vocabulary_keeps_characters_and_size_and_never_costs_more(
-        counts, extra, score):
+        counts, extra, score, prefix):
     """Every character in both forms, the merges' size (or the alphabet's), cost <= merges'.
 
     The merges' size is the size asked unless nothing was left to merge.
     """
-    base = len(SPECIALS) + len(alphabet(counts))
+    chars = alphabet(counts, prefix)
+    base = len(SPECIALS) + len(chars)
     size = base + extra
-    merged = learn_bottom_up(counts, size, special_tokens=SPECIALS, score=score)
-    refined = learn_bottom_up(counts, size, special_tokens=SPECIALS, score=score,
-                              refine=True)
+    options = {"special_tokens": SPECIALS, "score": score,
+               "continuing_subword_prefix": prefix}
+    merged = learn_bottom_up(counts, size, **options)
+    refined = learn_bottom_up(counts, size, **options, refine=True)
     assert len(refined) == len(set(refined)) == max(len(merged), base)
-    assert len(merged) == size or not _any_pair(counts, merged)
+    assert len(merged) == size or not _any_pair(counts, merged, prefix)
     assert refined[:2] == SPECIALS
-    assert alphabet(counts) <= set(refined)
-    if alphabet(counts) <= set(merged):  # else the merges had no room for both forms
-        assert cost(counts, refined) <= cost(counts, merged)
+    assert chars <= set(refined)
+    if chars <= set(merged):  # else the merges had no room for both forms
+        assert cost(counts, refined, prefix) <= cost(counts, merged, prefix)
 
 
-def _any_pair(counts: dict, vocab: list[str]) -> bool:
+def _any_pair(counts: dict, vocab: list[str], prefix: str) -> bool:
     """Whether some word still splits in two or more pieces (a merge was left)."""
-    seg = Segmenter(list(counts), list(counts.values()), vocab, "##")
+    seg = Segmenter(list(counts), list(counts.values()), vocab, prefix)
     return any(p is not None and len(p) > 1 for p in seg.pieces)
 
 
@@ -84,6 +87,8 @@ def test_segmenter_matches_wordpiece_greedy_longest_match():
     seg = Segmenter(["unhappy", "zq"], [1, 1], ["u", "un", "##h", "##happ", "##a", "##p",
                                                 "##y", "##happy", "z"], "##")
     assert seg.pieces == [("un", "##happy"), None]
+    bare = Segmenter(["abc", "cab"], [1, 1], ["a", "b", "c", "bc", "ca"], "")
+    assert bare.pieces == [("a", "bc"), ("ca", "b")]  # no prefix: any token anywhere
 
 
 def test_train_and_the_cli_option_reach_the_learner(tmp_path):

@@ -78,21 +78,27 @@ class Segmenter:
 
     def _split(self, token: str) -> tuple[int, str]:
         """(0, bare) for a first piece, (1, bare) for a continuation."""
-        if token.startswith(self.prefix) and len(token) > len(self.prefix):
+        if self.prefix and token.startswith(self.prefix) and len(token) > len(self.prefix):
             return 1, token[len(self.prefix):]
         return 0, token
 
+    def _tables(self, token: str):
+        """The tables ``token`` belongs to (both when there is no prefix) and its bare form."""
+        rest, bare = self._split(token)
+        return (self.tables if not self.prefix else self.tables[rest:rest + 1]), bare
+
     def add(self, token: str) -> None:
         self.vocab.add(token)
-        rest, bare = self._split(token)
-        tokens, prefixes = self.tables[rest]
-        tokens.add(bare)
-        prefixes.update(bare[:end] for end in range(1, len(bare) + 1))
+        tables, bare = self._tables(token)
+        for tokens, prefixes in tables:
+            tokens.add(bare)
+            prefixes.update(bare[:end] for end in range(1, len(bare) + 1))
 
     def discard(self, token: str) -> None:
         self.vocab.discard(token)
-        rest, bare = self._split(token)
-        self.tables[rest][0].discard(bare)
+        tables, bare = self._tables(token)
+        for tokens, _ in tables:
+            tokens.discard(bare)
 
     def segment(self, word: str, start: int = 0) -> tuple[str, ...] | None:
         """``word[start:]``'s MaxMatch pieces (a continuation if ``start``); None: [UNK]."""
@@ -143,11 +149,12 @@ class Segmenter:
         """Words whose MaxMatch may change when ``token`` joins the vocabulary."""
         rest, bare = self._split(token)
         head = self.prefix if rest else ""
+        anywhere = rest or not self.prefix  # a continuation, or every piece without a prefix
         found: set[int] = set()
         for end in range(1, len(bare)):  # the current piece there is a prefix of token
             for index in self.users.get(head + bare[:end], ()):
                 word = self.words[index]
-                if (bare in word[1:]) if rest else word.startswith(bare):
+                if (bare in word) if anywhere else word.startswith(bare):
                     found.add(index)
         return found
 
