@@ -10,8 +10,8 @@ closing line on the tests that needed ../shared.
 - ``--check-shared-marker`` (with ``WORDPIECES_SHARED`` pointing at a missing folder) runs
   the marked tests anyway and fails those that pass: a marker nobody needs.
 - The fast tier (``scripts/test --fast``, that is ``-m "not slow"``): the modules in
-  ``SLOW_MODULES`` count as ``slow`` as a whole, and the run ends with a line naming what
-  the tier left out.
+  ``SLOW_MODULES`` count as ``slow`` as a whole, the tests in ``SLOW_TESTS`` one by one, and
+  the run ends with a line naming what the tier left out.
 
 Not handled here: a ``tensorflow`` marker on a test that does not need TF goes unnoticed
 (it only moves that test to the TensorFlow run).
@@ -29,7 +29,8 @@ TF_SKIP_REASON = "needs TensorFlow Text: scripts/test-tensorflow runs it"
 HAVE_TF = importlib.util.find_spec("tensorflow_text") is not None
 
 # Modules that are slow as a whole (each needs a compiler, kills or times real processes,
-# starts a Dask cluster, or runs every corpus): the fast tier leaves them out.
+# starts a Dask cluster, or runs every corpus), and single tests that take tens of seconds
+# (chosen from CI's --durations): the fast tier leaves them out.
 SLOW_MODULES = (
     "tests/unit/fast/test_sanitizers.py", "tests/unit/fast/test_sanitizers_rows.py",
     "tests/unit/fast/test_thread_pool.py", "tests/unit/learn/test_native_merge_sanitized.py",
@@ -39,6 +40,18 @@ SLOW_MODULES = (
     "tests/robustness/test_save_kills.py", "tests/robustness/test_regex_linear_proof.py",
     "tests/differential/test_native.py", "tests/differential/test_threads_native.py",
     "tests/differential/test_learners_golden.py",
+)
+SLOW_TESTS = (
+    "tests/differential/test_hf_components.py::test_post_processor_overflow_matches_hf",
+    "tests/unit/pipeline/test_patterns.py::test_pattern_script_reproduces_shipped_table",
+    "tests/unit/flavors/test_tables.py::test_hf_script_reproduces_shipped_table",
+    "tests/unit/formats/test_atomic.py::test_a_commit_cut_after_any_rename_reads_old_or_new_whole",
+    "tests/unit/fast/test_word_encoder.py::test_ascii_shortcut_equals_staged",
+    "tests/unit/fast/test_word_encoder.py::test_fused_equals_staged_on_any_text",
+    "tests/unit/fast/test_word_encoder.py::test_offsets_slice_the_original",
+    "tests/unit/learn/test_native_merge.py::test_same_merges_on_real_corpora",
+    "tests/unit/learn/test_native_likelihood.py::test_same_merges_on_real_corpora",
+    "tests/robustness/test_outputs.py::test_two_writers_the_last_complete_wins_and_neither_breaks",
 )
 DESELECTED = pytest.StashKey[list]()
 
@@ -54,9 +67,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test of a ``SLOW_MODULES`` module ``slow``."""
+    """Mark every test of a ``SLOW_MODULES`` module, and each ``SLOW_TESTS`` one, ``slow``."""
     for item in items:
-        if item.nodeid.split("::", 1)[0] in SLOW_MODULES:
+        if item.nodeid.split("::", 1)[0] in SLOW_MODULES or item.nodeid.startswith(SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
 
 
@@ -74,9 +87,9 @@ def fast_tier_summary(config: pytest.Config) -> str | None:
     modules = sorted({item.nodeid.split("::", 1)[0] for item in left})
     whole = [m for m in modules if m in SLOW_MODULES]
     singles = len([item for item in left if item.nodeid.split("::", 1)[0] not in whole])
-    return (f"fast tier: left out {len(left)} slow tests ({singles} marked slow, and the "
-            f"modules {', '.join(m.rsplit('/', 1)[1] for m in whole)}); scripts/test "
-            "runs them all")
+    return (f"fast tier: left out {len(left)} slow tests ({singles} marked or listed slow "
+            f"one by one, and the modules {', '.join(m.rsplit('/', 1)[1] for m in whole)}); "
+            "scripts/test runs them all")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -189,10 +189,13 @@ def test_marked_tf():
 
 def test_fast_tier_lists_real_modules_and_names_what_it_leaves_out():
     """Every module the fast tier leaves out exists, and ``-m "not slow"`` says what it left."""
-    from tests.conftest import SLOW_MODULES
+    from tests.conftest import SLOW_MODULES, SLOW_TESTS
 
     root = TESTS.parent
     assert [m for m in SLOW_MODULES if not (root / m).is_file()] == []
+    for test in SLOW_TESTS:  # each names a test function of an existing module
+        module, name = test.split("::")
+        assert f"def {name}" in (root / module).read_text(encoding="utf-8"), test
     proc = subprocess.run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider",
                            "-m", "not slow", "tests/unit/fast", "tests/unit/test_vocab.py"],
                           cwd=root, capture_output=True, text=True, timeout=300)
