@@ -54,7 +54,7 @@ def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
     ``max_distinct_words`` are ``count_words``' options. ``progress``: ``"auto"`` (a bar
     on stderr when it is a terminal), ``"bar"``, ``"jsonl"``, ``"none"`` or a callable.
 
-    >>> tok = train(iter(["the cat sat on the mat"] * 20), vocab_size=40, lower_thresh=1,
+    >>> tok = train(iter(["the cat sat on the mat"] * 20), vocab_size=28, lower_thresh=1,
     ...             progress="none")
     >>> tok.tokenize("The cats")
     ['the', 'cat', '##s']
