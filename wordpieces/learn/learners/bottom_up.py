@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 
 from ..progress import ProgressOption, accepts_progress
-from .common import WordList, integer_words
+from .common import WordList, greedy_pieces, integer_words, token_prefixes
 from .merge_scores import DEFAULT_SCORE, scorer
 from .merge_state import MergeState
 from .native_merge import NATIVE_SCORES, NativeMergeState, native_merge_error, native_used_tokens
@@ -212,44 +212,16 @@ def used_tokens(words, vocab: set[str], prefix: str) -> set[str]:
     ``native_merge.native_used_tokens``.
     """
     tails = {t[len(prefix):] for t in vocab if t.startswith(prefix)}
-    tables = (vocab, _prefixes(vocab)), (tails, _prefixes(tails))
+    tables = (vocab, token_prefixes(vocab)), (tails, token_prefixes(tails))
     used: set[str] = set()
     for word, _ in words:
-        pieces = _greedy_pieces(word, tables)
+        pieces = greedy_pieces(word, tables)
         if pieces is not None:
             used.update(pieces[0:1])
             used.update(prefix + piece for piece in pieces[1:])
     return used
 
 
-def _prefixes(tokens: set[str]) -> set[str]:
-    """Every non-empty prefix of every token (where a longest match can still grow)."""
-    return {token[:end] for token in tokens for end in range(1, len(token) + 1)}
-
-
-def _greedy_pieces(word: str, tables) -> list[str] | None:
-    """``word``'s longest-match-first pieces, continuations without their prefix (None: [UNK]).
-
-    ``tables``: (tokens, their prefixes) for the first piece, then for continuations. A
-    match grows one character at a time while it is a prefix of some token, so an
-    unknown stretch costs a probe or two, not one per possible length.
-    """
-    start, n, pieces = 0, len(word), []
-    while start < n:
-        tokens, prefixes = tables[start > 0]
-        if word[start:] in tokens:  # most words end with (or are) one whole token
-            pieces.append(word[start:])
-            return pieces
-        best, end = 0, start + 1
-        while end <= n and word[start:end] in prefixes:
-            if word[start:end] in tokens:
-                best = end
-            end += 1
-        if not best:
-            return None
-        pieces.append(word[start:best])
-        start = best
-    return pieces
 
 
 def _usable(words: WordList, chars: set[str] | None) -> WordList:

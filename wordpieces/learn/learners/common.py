@@ -128,3 +128,36 @@ def integer_pairs(counts, *, canonical_order: bool = True) -> list[tuple[str, in
             raise TypeError(f"count {count!r} of {word!r} is not an integer")
         pairs.append((word, int(count)))
     return pairs
+
+
+def token_prefixes(tokens: set[str]) -> set[str]:
+    """Every non-empty prefix of every token (where a longest match can still grow)."""
+    return {token[:end] for token in tokens for end in range(1, len(token) + 1)}
+
+
+def greedy_pieces(word: str, tables, start: int = 0) -> list[str] | None:
+    """``word[start:]``'s longest-match-first pieces, continuations without their prefix.
+
+    None: the word is ``[UNK]``. ``start`` > 0 splits the rest of a word (its first piece
+    a continuation), as a learner re-splitting a word from one of its pieces does.
+
+    ``tables``: (tokens, their prefixes) for the first piece, then for continuations. A
+    match grows one character at a time while it is a prefix of some token, so an
+    unknown stretch costs a probe or two, not one per possible length.
+    """
+    n, pieces = len(word), []
+    while start < n:
+        tokens, prefixes = tables[start > 0]
+        if word[start:] in tokens:  # most words end with (or are) one whole token
+            pieces.append(word[start:])
+            return pieces
+        best, end = 0, start + 1
+        while end <= n and word[start:end] in prefixes:
+            if word[start:end] in tokens:
+                best = end
+            end += 1
+        if not best:
+            return None
+        pieces.append(word[start:best])
+        start = best
+    return pieces

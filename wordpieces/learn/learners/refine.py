@@ -24,6 +24,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from itertools import pairwise
 
+from .common import greedy_pieces
+
 __all__ = ["refine_vocabulary", "refine", "greedy_cost", "Segmenter"]
 
 # Swaps tried per batch at first; halved when a batch does not lower the cost.
@@ -102,23 +104,11 @@ class Segmenter:
 
     def segment(self, word: str, start: int = 0) -> tuple[str, ...] | None:
         """``word[start:]``'s MaxMatch pieces (a continuation if ``start``); None: [UNK]."""
-        prefix, n, pieces = self.prefix, len(word), []
-        while start < n:
-            tokens, prefixes = self.tables[start > 0]
-            head = prefix if start else ""
-            if word[start:] in tokens:  # most words end with (or are) one whole token
-                pieces.append(head + word[start:])
-                break
-            best, end = 0, start + 1
-            while end <= n and word[start:end] in prefixes:
-                if word[start:end] in tokens:
-                    best = end
-                end += 1
-            if not best:
-                return None
-            pieces.append(head + word[start:best])
-            start = best
-        return tuple(pieces)
+        pieces = greedy_pieces(word, self.tables, start)
+        if pieces is None:
+            return None
+        prefix = self.prefix
+        return tuple(prefix + piece if i or start else piece for i, piece in enumerate(pieces))
 
     def tail_without(self, index: int, token: str) -> tuple[str, ...] | None:
         """Word ``index``'s pieces with ``token`` out of the tables (re-split from its use)."""
