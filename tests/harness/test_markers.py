@@ -205,3 +205,14 @@ def test_fast_tier_lists_real_modules_and_names_what_it_leaves_out():
     assert "test_sanitizers.py" in closing[0] and "test_thread_pool.py" in closing[0]
     assert "tests/unit/fast/test_sanitizers.py::" not in proc.stdout  # none collected
     assert "tests/unit/test_vocab.py::" in proc.stdout
+
+
+def test_fast_tier_names_what_it_leaves_out_under_xdist():
+    """scripts/test runs on xdist workers, which collect: the closing line is there too."""
+    root = TESTS.parent
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-n", "2", "-m", "not slow", "tests/unit/test_vocab.py"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    closing = [line for line in proc.stdout.splitlines() if line.startswith("fast tier: ")]
+    assert len(closing) == 1 and "test_sanitizers.py" in closing[0], proc.stdout[-2000:]
