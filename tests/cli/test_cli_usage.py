@@ -62,7 +62,7 @@ def test_demo_finds_shared_beside_the_working_directory(tmp_path):
     """Run from a checkout's root, demo uses ../shared relative to it."""
     expected = _fake_shared(tmp_path)
     (tmp_path / "checkout").mkdir()
-    proc = run("demo", cwd=tmp_path / "checkout")
+    proc = run("demo", "-o", tmp_path / "demo", cwd=tmp_path / "checkout")  # -o: none kept in /tmp
     assert proc.returncode == 0, proc.stderr
     assert f"1. tokenizer: BERT's vocabulary {expected} " in proc.stdout
     assert "vocab_size=9" in proc.stdout
@@ -74,7 +74,7 @@ def test_demo_prefers_the_environment_variable(tmp_path):
     _fake_shared(tmp_path / "a")
     expected = _fake_shared(tmp_path / "b")
     (tmp_path / "a" / "checkout").mkdir()
-    proc = run("demo", cwd=tmp_path / "a" / "checkout",
+    proc = run("demo", "-o", tmp_path / "demo", cwd=tmp_path / "a" / "checkout",
                env_shared=str(tmp_path / "b" / "shared"))
     assert proc.returncode == 0, proc.stderr
     assert f"BERT's vocabulary {expected} " in proc.stdout
