@@ -15,9 +15,9 @@ import warnings
 
 import pytest
 
+from tests.robustness.helpers import BACKENDS, use_backend
 from tests.shared_data import shared_path
 from tests.transformers_reference import bert_uncased_pair, quiet
-from wordpieces.fast.backend import backend
 from wordpieces.tokenizer import Tokenizer
 
 pytestmark = pytest.mark.shared_data
@@ -27,11 +27,9 @@ TEXTS = ["hello extra_id_100 world", "extra_id_100", "no added token here",
          "twice extra_id_100extra_id_100 and <x>, a<x>b", "Hello EXTRA_ID_100"]
 
 
-@pytest.fixture(params=["native", "python"])
+@pytest.fixture(params=BACKENDS)
 def backend_name(request, monkeypatch):
-    if request.param == "native" and backend() != "native":
-        pytest.skip(f"backend: {backend()}")
-    monkeypatch.setenv("WORDPIECES_BACKEND", request.param)
+    use_backend(request.param, monkeypatch)  # skips native without the extension
     return request.param
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tests.hf_reference import hf_from_vocab
+from tests.robustness.helpers import BACKENDS, use_backend
 from tests.shared_data import shared_path
-from wordpieces.fast.backend import NativeWordEncoder, PythonWordEncoder, backend
+from wordpieces.fast.backend import NativeWordEncoder, PythonWordEncoder
 from wordpieces.pipeline.models import WordLevel, WordPiece
 from wordpieces.pipeline.normalizers import BertNormalizer
 from wordpieces.pipeline.pre_tokenizers import Digits
@@ -21,12 +22,10 @@ OPTIONS = [("lowercase", False), ("strip_accents", False), ("strip_accents", Tru
            ("handle_chinese_chars", False), ("clean_text", False)]
 
 
-@pytest.fixture(params=["native", "python"])
+@pytest.fixture(params=BACKENDS)
 def backend_name(request, monkeypatch):
     """Run the test on each backend (the native one only when it is built)."""
-    if request.param == "native" and backend() != "native":
-        pytest.skip(f"backend: {backend()}")
-    monkeypatch.setenv("WORDPIECES_BACKEND", request.param)
+    use_backend(request.param, monkeypatch)  # skips native without the extension
     return request.param
 
 
