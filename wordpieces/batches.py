@@ -226,6 +226,18 @@ class BatchFinisher:
                 data[key] = array.reshape(shape + ((2,) if pairs else ()))
         return data
 
+    def lists(self, items: list, keys: set[str], num_threads: int | None) -> dict | None:
+        """``tok(...)``'s columns ``keys`` as lists of rows built in C, or None (see ``arrays``).
+
+        Offsets come as ``(start, end)`` tuples, as ``Encoding.offsets`` gives them.
+        """
+        want = WANT_LISTS | sum(flag for key, flag in ARRAY_KEYS if key in keys)
+        out = self._native(items, check_thread_count(num_threads), want)
+        if out is None:
+            return None
+        by_flag = dict(zip(_COLUMN_ORDER, out, strict=True))
+        return {key: by_flag[flag] for key, flag in ARRAY_KEYS if key in keys}
+
     def _native(self, items: list, threads: int, want: int, alloc=None):
         """The C path's output for ``want`` (``finish_columns``), or None: not taken.
 
@@ -244,7 +256,9 @@ class BatchFinisher:
         texts, pair_rows = split
         held_back = alloc is None and not self._padding_bounded(texts, len(items),
                                                                 pair_rows is None)
-        if held_back:  # lists: padded below once their longest is known and checked
+        if held_back:  # id lists: padded below once their longest is known and checked
+            if want != WANT_LISTS:  # several columns: the reference pads them
+                return None
             padding = None
         plans = plans_of(self.finisher.post_processor, self.finisher.add_special_tokens)
         if plans is None or self.seq.needs_added_matching(texts, threads):

@@ -503,6 +503,17 @@ class Tokenizer(TransformersMixin):
         return BatchFinisher(self._seq, self.post_processor, add_special_tokens, truncation,
                              padding).arrays(items, keys, num_threads)
 
+    def encode_lists(self, items: list, *, keys: set[str],
+                     truncation: TruncationParams | None, padding: PaddingParams | None,
+                     add_special_tokens: bool = True,
+                     num_threads: int | None = None) -> dict | None:
+        """``tok(...)``'s columns ``keys`` as lists of rows straight from C, or None.
+
+        None: this batch needs the ``encode_batch_with`` path (``batches.BatchFinisher``).
+        """
+        return BatchFinisher(self._seq, self.post_processor, add_special_tokens, truncation,
+                             padding).lists(items, keys, num_threads)
+
     def tokenize(self, text: str) -> list[str]:
         """The tokens of ``text``, without special tokens, truncation or padding."""
         return self._seq.encodings([text], [0])[0].tokens

@@ -34,9 +34,10 @@ static inline PyObject *id_int(int64_t v)
     return o;
 }
 
-/* The rows as lists of ints. The collector is paused meanwhile: every new list is a
- * tracked container, and left running it would rescan them again and again. */
-static PyObject *ids_lists(const int64_t *ids, const int64_t *splits, int64_t n)
+/* The rows of a column as lists of ints (width 2: of (start, end) tuples). The collector
+ * is paused meanwhile: every new list is a tracked container, and left running it would
+ * rescan them again and again. */
+static PyObject *column_lists(const int64_t *col, int width, const int64_t *splits, int64_t n)
 {
     int was_enabled = PyGC_Disable();
     PyObject *out = PyList_New((Py_ssize_t)n);
@@ -48,7 +49,15 @@ static PyObject *ids_lists(const int64_t *ids, const int64_t *splits, int64_t n)
         }
         PyList_SET_ITEM(out, (Py_ssize_t)i, row);
         for (int64_t k = splits[i]; k < splits[i + 1]; k++) {
-            PyObject *x = id_int(ids[k]);
+            PyObject *x;
+            if (width == 1) {
+                x = id_int(col[k]);
+            } else {
+                PyObject *a = id_int(col[2 * k]), *b = a ? id_int(col[2 * k + 1]) : NULL;
+                x = b ? PyTuple_Pack(2, a, b) : NULL;
+                Py_XDECREF(a);
+                Py_XDECREF(b);
+            }
             if (!x) {
                 Py_CLEAR(out);
                 break;
@@ -58,6 +67,22 @@ static PyObject *ids_lists(const int64_t *ids, const int64_t *splits, int64_t n)
     }
     if (was_enabled)
         PyGC_Enable();
+    return out;
+}
+
+/* Each wanted column's rows as lists (None: not wanted), in the order of the columns. */
+static PyObject *columns_lists(const wp_columns *c, const int64_t *splits, int64_t n)
+{
+    const int64_t *cols[5] = {c->ids, c->type_ids, c->special, c->attention, c->offsets};
+    PyObject *out = PyTuple_New(5);
+    for (int k = 0; out && k < 5; k++) {
+        PyObject *lists = cols[k] ? column_lists(cols[k], k == 4 ? 2 : 1, splits, n)
+                                  : Py_NewRef(Py_None);
+        if (!lists)
+            Py_CLEAR(out);
+        else
+            PyTuple_SET_ITEM(out, k, lists);
+    }
     return out;
 }
 
@@ -162,8 +187,10 @@ static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
         return NULL;
     }
     write_all(s, single, pair, t, p, l, &c, threads);
-    if (want & WANT_LISTS) {
-        PyObject *lists = ids_lists(c.ids, l->row_splits, s->n_inputs);
+    if (want & WANT_LISTS) { /* ids alone: their lists; else a tuple of every column's */
+        PyObject *lists = want == WANT_LISTS
+                              ? column_lists(c.ids, 1, l->row_splits, s->n_inputs)
+                              : columns_lists(&c, l->row_splits, s->n_inputs);
         Py_DECREF(ids); Py_DECREF(types); Py_DECREF(special);
         Py_DECREF(attention); Py_DECREF(offsets); Py_DECREF(splits);
         return lists;
@@ -194,9 +221,11 @@ PyObject *wp_layout_and_finish(const wp_sequences *s, const plan_store *single,
 }
 
 /* finish(ids, offsets, row_splits, pair_rows, n_inputs, single, pair, truncation, padding,
- *        want) -> list of id lists (want & 16), or (ids, type_ids, special_tokens_mask,
- *        attention_mask, offsets, row_splits) int64 bytearrays (None: not wanted), or the
- *        index of the first input truncation refuses (an int). */
+ *        want) -> with want & 16: the id lists (want == 16), else a tuple of each
+ *        column's lists (ids, type_ids, special_tokens_mask, attention_mask, offsets as
+ *        (start, end) tuples; None: not wanted); without: (ids, type_ids,
+ *        special_tokens_mask, attention_mask, offsets, row_splits) int64 bytearrays
+ *        (None: not wanted); or the index of the first input truncation refuses (an int). */
 typedef struct {
     plan_store single, pair;
     wp_truncation t;
@@ -405,7 +434,7 @@ PyObject *wp_encode_finish(EncoderObject *self, PyObject *args)
         o.pair_rows = read_pair_rows(rows_obj, n_inputs, n, &err); /* may run Python code */
         if (err)
             out = NULL;
-        else if ((want & WANT_LISTS) && !o.p.on)
+        else if (want == WANT_LISTS && !o.p.on) /* ids alone, unpadded */
             out = encode_lists(self, &b, &o, threads);
         else
             out = encode_columns(self, &b, &o, threads);
