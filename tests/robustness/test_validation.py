@@ -213,10 +213,12 @@ def test_a_python_built_processor_with_an_unknown_special_id_is_refused(bad_id):
     """Set on a tokenizer or given to it, a processor naming a non-token id is refused."""
     tok = wp.Tokenizer.from_vocab(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hi"],
                                   flavor="huggingface")
-    bad = wp.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
-                                special_tokens=[("[CLS]", bad_id), ("[SEP]", 3)])
-    with pytest.raises(wp.VocabError, match=rf"'\[CLS\]' has id {bad_id}, not a token"):
+    bad = wp.processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+        special_tokens=[("[CLS]", bad_id), ("[SEP]", 3)])
+    with pytest.raises(wp.errors.VocabError, match=rf"'\[CLS\]' has id {bad_id}, not a token"):
         tok.post_processor = bad
-    with pytest.raises(wp.VocabError, match="not a token of this tokenizer"):
-        wp.Tokenizer(tok.model, post_processor=wp.BertProcessing(("[SEP]", 3), ("[CLS]", bad_id)))
+    bert = wp.processors.BertProcessing(("[SEP]", 3), ("[CLS]", bad_id))
+    with pytest.raises(wp.errors.VocabError, match="not a token of this tokenizer"):
+        wp.Tokenizer(tok.model, post_processor=bert)
     assert tok.encode("hi").ids == [2, 4, 3]  # the old processor stays
