@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import types
+from pathlib import Path
 
 import pytest
 
@@ -89,3 +91,28 @@ def _example(module, name: str):
         return module.TemplateProcessing("[CLS] $A [SEP]",
                                          special_tokens=[("[CLS]", 1), ("[SEP]", 2)])
     return getattr(module, name)(*required.get(name, ()))
+
+
+USAGE = Path(__file__).resolve().parents[2] / "docs" / "usage.md"
+
+
+def _python_block(path: Path, heading: str) -> str:
+    """The first ```python block after ``heading`` in a Markdown file."""
+    text = path.read_text(encoding="utf-8")
+    after = text[text.index(f"\n{heading}\n"):]
+    return after.split("```python\n", 1)[1].split("\n```", 1)[0]
+
+
+def test_usage_namespaces_example_gives_what_it_shows():
+    """docs/usage.md's namespaces example runs as written; each ``# value`` is what it gives."""
+    source = _python_block(USAGE, "## Building a pipeline: the namespaces")
+    namespace: dict = {}
+    shown = 0
+    for statement in ast.parse(source).body:
+        line = source.splitlines()[statement.end_lineno - 1]
+        exec(compile(ast.Module([statement], []), "usage.md", "exec"), namespace)
+        code, _, comment = line.partition("#")
+        if isinstance(statement, ast.Expr) and comment.strip():
+            assert eval(code, namespace) == ast.literal_eval(comment.strip()), code
+            shown += 1
+    assert shown == 4
