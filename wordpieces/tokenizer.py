@@ -168,6 +168,9 @@ class Tokenizer(TransformersMixin):
                   flavor=parts.flavor, truncation=parts.truncation, padding=parts.padding,
                   transformers=parts.transformers)
         tok.vocab_path = parts.vocab_path
+        if parts.user_added:  # matched whole in bert/tensorflow, as when they were added
+            tok._user_added = set(parts.user_added)
+            tok._rebuild()
         return tok
 
     def to_parts(self) -> TokenizerParts:
@@ -178,7 +181,17 @@ class Tokenizer(TransformersMixin):
             added_tokens=tuple(t for t, _ in self._added),
             reserved_tokens=tuple(self.reserved_tokens), flavor=self.flavor,
             truncation=self._truncation, padding=self._padding, vocab_path=self.vocab_path,
-            transformers=self._transformers)
+            transformers=self._transformers, user_added=self._user_added_in_vocab())
+
+    def _user_added_in_vocab(self) -> tuple[str, ...]:
+        """The tokens of the vocabulary the user added: what ``_matches`` needs saved.
+
+        Empty for ``huggingface`` (it matches every added token whole).
+        """
+        if self.flavor == "huggingface":
+            return ()
+        return tuple(sorted(t.content for t, id_ in self._added
+                            if id_ < self._model.vocab_size and t.content in self._user_added))
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Tokenizer:
@@ -220,8 +233,7 @@ class Tokenizer(TransformersMixin):
         return hash(self.identity_text())
 
     def __getstate__(self) -> dict:
-        return {"parts": parts_state(self.to_parts()), "user_added": sorted(self._user_added),
-                "additional_special_tokens": self._additional}
+        return {"parts": parts_state(self.to_parts()), "user_added": sorted(self._user_added)}
 
     def __setstate__(self, state: dict) -> None:
         has_parts = isinstance(state, dict) and "parts" in state
@@ -230,7 +242,10 @@ class Tokenizer(TransformersMixin):
         self.__dict__.update(tok.__dict__)
         if has_parts:
             self._user_added = set(state.get("user_added", ()))
-            self._additional = state.get("additional_special_tokens")
+            listed = state.get("additional_special_tokens")  # pickled by older versions
+            if listed is not None:
+                self._transformers = dataclasses.replace(
+                    self._transformers, additional_special_tokens=tuple(listed))
             self._rebuild()
 
     # ------------------------------------------------------------ pipeline stages

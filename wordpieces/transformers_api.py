@@ -44,6 +44,7 @@ from .formats.transformers_config import (
     SPECIAL_TOKEN_NAMES,
     TOKENIZER_CONFIG_JSON,
     TransformersConfig,
+    additional_special_tokens_of,
     hf_differences,
     read_config,
     side,
@@ -107,7 +108,6 @@ class TransformersMixin:
     """``transformers``' tokenizer attributes and methods, for ``Tokenizer``."""
 
     _transformers: TransformersConfig
-    _additional: list[str] | None = None  # set additional_special_tokens (None: derived)
 
     if TYPE_CHECKING:  # what the host class (Tokenizer) provides
         flavor: str
@@ -207,14 +207,14 @@ class TransformersMixin:
     def additional_special_tokens(self) -> list[str]:
         """The special tokens that play no named role (transformers' list of that name).
 
-        Unless set, the special added tokens that are not in ``special_tokens_map``;
-        setting it adds the tokens as special ones (kept whole in text) and lists
-        exactly those. transformers 5 calls it ``extra_special_tokens`` (an alias here).
+        Unless set (or read from ``tokenizer_config.json``), the special added tokens that
+        are not in ``special_tokens_map``; setting it adds the tokens as special ones
+        (kept whole in text) and lists exactly those. Saved in ``tokenizer_config.json``
+        as transformers saves it. transformers 5 calls it ``extra_special_tokens`` (an
+        alias here).
         """
-        if self._additional is not None:
-            return list(self._additional)
-        roles = set(self.special_tokens_map.values())
-        return [t for t in self.special_tokens if t not in roles]
+        return additional_special_tokens_of(self._transformers, self.added_tokens,
+                                            self.special_tokens_map)
 
     @additional_special_tokens.setter
     def additional_special_tokens(self, tokens: Iterable[str] | None) -> None:
@@ -222,7 +222,8 @@ class TransformersMixin:
             raise TypeError("additional_special_tokens must be a list of tokens, got a str")
         listed = [] if tokens is None else [str(t) for t in tokens]
         self.add_special_tokens(listed)
-        self._additional = listed
+        self._transformers = dataclasses.replace(self._transformers,
+                                                 additional_special_tokens=tuple(listed))
 
     @property
     def additional_special_tokens_ids(self) -> list[int]:

@@ -2,10 +2,11 @@
 
 A saved tokenizer is a directory holding ``tokenizer.json`` (Hugging Face's format, so
 ``tokenizers.Tokenizer.from_file`` loads it and gives the same ids), ``vocab.txt``, and
-``wordpieces.json``: what HF's format cannot hold (the flavor, reserved tokens, a byte
-limit per word, the format version). Reading is strict: files are untrusted input,
-parsed (never executed or unpickled) and checked field by field, and a problem is a
-``FormatError`` naming the file and the JSON path.
+``wordpieces.json``: what HF's format cannot hold (the flavor, reserved tokens, the
+vocabulary's tokens a user added by hand, a byte limit per word, the format version).
+Reading is strict: files are untrusted input, parsed (never executed or unpickled) and
+checked field by field, and a problem is a ``FormatError`` naming the file and the JSON
+path.
 
 This module knows nothing of ``Tokenizer``: it turns files into ``TokenizerParts`` (the
 stages and settings a tokenizer is built from) and parts into files;
@@ -66,6 +67,10 @@ class TokenizerParts:
     ``added_tokens`` carry their ids; ``reserved_tokens`` None means "the special
     tokens"; ``vocab_path`` is where the vocabulary file is, if there is one;
     ``transformers`` what ``transformers`` reads from ``tokenizer_config.json``.
+    ``user_added``: contents of added tokens that are also in the vocabulary and that
+    the user added (``add_tokens``/``add_special_tokens``), which the ``bert`` and
+    ``tensorflow`` flavors match whole in text as HF does (their own reserved tokens
+    they split); the others are matched whole anyway (``Tokenizer._matches``).
     """
 
     model: models.Model
@@ -80,6 +85,7 @@ class TokenizerParts:
     padding: PaddingParams | None = None
     vocab_path: str | None = None
     transformers: TransformersConfig = TransformersConfig()
+    user_added: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------- writing
@@ -112,7 +118,9 @@ def _added_token_json(token: AddedToken) -> dict:
 def extras_dict(parts: TokenizerParts) -> dict:
     """The ``wordpieces.json`` content."""
     reserved = None if parts.reserved_tokens is None else list(parts.reserved_tokens)
+    user = {"user_added_tokens": list(parts.user_added)} if parts.user_added else {}
     return {"format": FORMAT, "flavor": parts.flavor, "reserved_tokens": reserved,
+            **user,  # absent when empty, as older versions wrote it
             "max_input_bytes_per_word": getattr(parts.model, "max_input_bytes_per_word",
                                                 None),
             "transformers": config_json(parts.transformers)}
@@ -201,7 +209,7 @@ def read_extras(node: Node) -> dict[str, Any]:
     block = node.child("transformers", default=None)  # absent from older files
     config = TransformersConfig() if block.value is None else config_from_json(block)
     return {"flavor": flavor, "reserved_tokens": reserved, "max_input_bytes_per_word": limit,
-            "transformers": config}
+            "transformers": config, "user_added": node.child("user_added_tokens", default=[])}
 
 
 def parts_from_dict(root: Node, *, extras: Node | None = None,
@@ -211,7 +219,7 @@ def parts_from_dict(root: Node, *, extras: Node | None = None,
     settings: dict[str, Any] = (read_extras(extras) if extras is not None
                                 else {"flavor": "huggingface", "reserved_tokens": None,
                                       "max_input_bytes_per_word": None,
-                                      "transformers": TransformersConfig()})
+                                      "transformers": TransformersConfig(), "user_added": None})
     flavor = settings["flavor"]
     model = model_from(root.child("model"), settings, vocab_tokens)
     added = added_tokens_from(root.child("added_tokens", default=[]), model.vocab_size)
@@ -229,7 +237,8 @@ def parts_from_dict(root: Node, *, extras: Node | None = None,
         reserved_tokens=None if reserved is None else tuple(reserved), flavor=flavor,
         truncation=truncation_from(root.child("truncation", default=None)),
         padding=padding_from(root.child("padding", default=None)),
-        transformers=settings["transformers"])
+        transformers=settings["transformers"],
+        user_added=user_added_from(settings["user_added"], added))
 
 
 def parts_from_str(text: str | bytes, source: str = TOKENIZER_JSON,
@@ -286,6 +295,21 @@ def check_processor_ids(node: Node, vocab_size: int, added: list[AddedToken]) ->
             id_node.fail(f"special-token id {id_node.value} is not a token of this tokenizer "
                          f"(the vocabulary has ids 0..{vocab_size - 1}, and there are "
                          f"{len(added_ids)} added tokens)")
+
+
+def user_added_from(node: Node | None, added: list[AddedToken]) -> tuple[str, ...]:
+    """Read ``wordpieces.json``'s ``user_added_tokens``: each one of the added tokens."""
+    if node is None:
+        return ()
+    contents = {token.content for token in added}
+    node.expect("an array")
+    out = []
+    for element in node.elements():
+        content = element.expect("a string")
+        if content not in contents:
+            element.fail(f"{content!r} is not one of the added tokens of tokenizer.json")
+        out.append(content)
+    return tuple(out)
 
 
 def added_tokens_from(node: Node, vocab_size: int) -> list[AddedToken]:

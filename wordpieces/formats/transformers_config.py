@@ -52,14 +52,15 @@ class TransformersConfig:
     (truncation) direction, else right. ``special_tokens`` None: ``special_tokens_of``'s
     defaults; else the roles given, as ``(name, token)`` pairs (a missing role: none).
     ``additional_special_tokens``: the file's list of that name (special tokens with no
-    role), added to the tokenizer as special tokens when it is read (``with_config_file``).
+    role), added to the tokenizer as special tokens when it is read (``with_config_file``),
+    or the list a user set; None: none given, ``additional_special_tokens_of`` derives it.
     """
 
     model_max_length: int | None = None
     padding_side: str | None = None
     truncation_side: str | None = None
     special_tokens: tuple[tuple[str, str], ...] | None = None
-    additional_special_tokens: tuple[str, ...] = ()
+    additional_special_tokens: tuple[str, ...] | None = None
 
     def __post_init__(self):
         limit = self.model_max_length
@@ -106,6 +107,20 @@ def special_tokens_of(config: TransformersConfig, model, knows: Callable[[str], 
     return {k: roles[k] for k in SPECIAL_TOKEN_NAMES if k in roles}
 
 
+def additional_special_tokens_of(config: TransformersConfig, added,
+                                 roles: dict[str, str]) -> list[str]:
+    """The special tokens that play no role (transformers' ``additional_special_tokens``).
+
+    As ``config`` lists them, else the special ones of ``added`` (``AddedToken``s) that
+    are not among ``roles``' tokens, in order: what transformers lists after
+    ``add_special_tokens({"additional_special_tokens": [...]})``.
+    """
+    if config.additional_special_tokens is not None:
+        return list(config.additional_special_tokens)
+    role_tokens = set(roles.values())
+    return [t.content for t in added if t.special and t.content not in role_tokens]
+
+
 def side(configured: str | None, params) -> str:
     """A padding (truncation) side: as configured, else the settings' direction, else right."""
     if configured is not None:
@@ -124,6 +139,9 @@ def parts_config_files(parts) -> dict[str, str]:
     pad_token = None if parts.padding is None else parts.padding.pad_token
     config = parts.transformers
     roles = special_tokens_of(config, parts.model, knows, pad_token)
+    listed = additional_special_tokens_of(config, parts.added_tokens, roles)
+    if config.additional_special_tokens is None and listed:  # so transformers lists them
+        config = dataclasses.replace(config, additional_special_tokens=tuple(listed))
     return config_files(config, roles, side(config.padding_side, parts.padding),
                         side(config.truncation_side, parts.truncation))
 
@@ -144,7 +162,7 @@ def config_dict(config: TransformersConfig, roles: dict[str, str],
     out["padding_side"] = padding_side
     out["truncation_side"] = truncation_side
     out.update(roles)
-    if config.additional_special_tokens:
+    if config.additional_special_tokens is not None:  # transformers 5 reads this key too
         out["additional_special_tokens"] = list(config.additional_special_tokens)
     return out
 
@@ -156,7 +174,7 @@ def config_files(config: TransformersConfig, roles: dict[str, str], padding_side
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
     extra = ({"additional_special_tokens": list(config.additional_special_tokens)}
-             if config.additional_special_tokens else {})
+             if config.additional_special_tokens is not None else {})
     return {TOKENIZER_CONFIG_JSON: text(config_dict(config, roles, padding_side,
                                                     truncation_side)),
             SPECIAL_TOKENS_MAP_JSON: text({**roles, **extra})}
@@ -166,7 +184,7 @@ def config_json(config: TransformersConfig) -> dict[str, Any]:
     """The settings as ``wordpieces.json`` keeps them (a bundle ``.zip`` has no config file)."""
     roles = None if config.special_tokens is None else dict(config.special_tokens)
     extra = ({"additional_special_tokens": list(config.additional_special_tokens)}
-             if config.additional_special_tokens else {})  # older readers: key absent
+             if config.additional_special_tokens is not None else {})  # None: key absent
     return {"model_max_length": config.model_max_length, "padding_side": config.padding_side,
             "truncation_side": config.truncation_side, "special_tokens": roles, **extra}
 
@@ -201,7 +219,7 @@ def read_config(directory: str) -> tuple[TransformersConfig, dict[str, Any]] | N
         mapped = Node(parse_json(read_bytes(map_path), map_path), map_path)
         mapped.expect("an object")
         roles = {**_roles(mapped, SPECIAL_TOKEN_NAMES), **roles}
-        additional = additional or _additional(mapped)
+        additional = _additional(mapped) if additional is None else additional
     ordered = {k: roles[k] for k in SPECIAL_TOKEN_NAMES if k in roles}
     # no role named anywhere: infer them (special_tokens_of) rather than have none
     return _config(node, "model_max_length", ordered or None, additional), node.value
@@ -225,7 +243,7 @@ def with_additional(added: tuple[AddedToken, ...],
     tokens (an id is given when the tokenizer is built), as transformers adds them."""
     known = {token.content for token in added}
     extra = [AddedToken(t, special=True) for t in dict.fromkeys(
-        config.additional_special_tokens) if t not in known]
+        config.additional_special_tokens or ()) if t not in known]
     return added + tuple(extra)
 
 
@@ -247,7 +265,7 @@ def slow_options(raw: dict[str, Any], config: TransformersConfig) -> dict[str, A
 
 
 def _config(node: Node, limit_key: str, roles: dict[str, str] | None,
-            additional: tuple[str, ...] = ()) -> TransformersConfig:
+            additional: tuple[str, ...] | None = None) -> TransformersConfig:
     sides = {s: s for s in SIDES}
     return TransformersConfig(
         model_max_length=_limit(node.child(limit_key, default=None)),
@@ -278,14 +296,14 @@ def _limit(node: Node) -> int | None:
     return value
 
 
-def _additional(node: Node) -> tuple[str, ...]:
+def _additional(node: Node) -> tuple[str, ...] | None:
     """A config's ``additional_special_tokens`` (transformers 5: ``extra_special_tokens``,
-    a list, or an object of named tokens): strings or AddedToken objects."""
+    a list, or an object of named tokens): strings or AddedToken objects; None: absent."""
     listed = node.child("additional_special_tokens", default=None)
     if listed.value is None:
         listed = node.child("extra_special_tokens", default=None)
     if listed.value is None:
-        return ()
+        return None
     if isinstance(listed.value, dict):  # transformers 5: {"name": token, ...}
         return tuple(_token_content(child) for _, child in listed.members())
     return tuple(_token_content(element) for element in listed.elements())
