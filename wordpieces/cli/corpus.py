@@ -3,8 +3,8 @@
 Counting and learning are separate steps, as in TF Text's pipeline: ``count`` writes the
 word counts of a corpus (on this machine or a Dask cluster) as TSV, ``merge-counts`` sums
 counts made elsewhere, and ``train`` learns a vocabulary from a corpus or from counts and
-saves the tokenizer. Options have the Python API's names (``--vocab-size`` is
-``vocab_size``).
+saves the tokenizer. The training options and their flags come from one spec
+(``learn.options``): ``--vocab-size`` is ``train()``'s ``vocab_size``, with its default.
 
 Not handled here: the counting and learning themselves (``counting``, ``training``).
 """
@@ -13,18 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-from .common import (
-    CLIError,
-    check_output_dir,
-    given,
-    input_files,
-    naming_output,
-    non_negative_int,
-    positive_int,
-    prepare_output,
-    token_list,
-)
-from .loading import NORMALIZER_OPTIONS, add_normalizer_options
+from ..learn.options import add_arguments
+from .common import CLIError, check_output_dir, input_files, naming_output, prepare_output
 from .progress import make_progress, progress_mode
 
 COUNT_EXAMPLES = """\
@@ -33,7 +23,7 @@ examples:
   wordpieces count 'books/*.txt' wiki/ -o counts.tsv --num-proc 8 --no-lowercase
   cat corpus.txt | wordpieces count - -o counts.tsv
   wordpieces count s3://bucket/shards/ -o counts.tsv --engine dask --scheduler tcp://host:8786
-  wordpieces count big/ -o counts.tsv --checkpoint big.ckpt --max-words 2000000
+  wordpieces count big/ -o counts.tsv --checkpoint big.ckpt --max-distinct-words 2000000
 
 The counts remember how the text was split (lowercase, flavor …): train refuses counts made
 with other options than its own.
@@ -56,21 +46,6 @@ The output directory holds tokenizer.json (loads in Hugging Face tokenizers), vo
 wordpieces.json.
 """
 
-# learn_bottom_up's scores (merge_scores.SCORES; not imported: it loads every learner).
-SCORE_CHOICES = ("count", "likelihood", "pmi")
-
-# Learner options: flag name == keyword, and the algorithms that take it.
-LEARNER_OPTIONS = {
-    "upper_thresh": ("top-down",), "lower_thresh": ("top-down",),
-    "num_iterations": ("top-down",), "max_input_tokens": ("top-down",),
-    "max_token_length": ("top-down",), "max_unique_chars": ("top-down",),
-    "slack_ratio": ("top-down",), "include_joiner_token": ("top-down",),
-    "joiner": ("top-down",),
-    "min_frequency": ("bottom-up", "word-level"), "limit_alphabet": ("bottom-up",),
-    "initial_alphabet": ("bottom-up",), "continuing_subword_prefix": ("bottom-up",),
-    "score": ("bottom-up",), "drop_unused": ("bottom-up",), "refine": ("bottom-up",),
-}
-
 
 def register(sub, parents) -> None:
     _register_count(sub, parents)
@@ -86,26 +61,6 @@ def register(sub, parents) -> None:
     _register_train(sub, parents)
 
 
-def _add_engine_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("counting engine")
-    group.add_argument("--engine", choices=("local", "dask"), default="local",
-                       help="local processes (default) or a Dask cluster")
-    group.add_argument("--scheduler", metavar="ADDR",
-                       help="Dask scheduler address, e.g. tcp://host:8786 (default: start "
-                            "a local cluster)")
-    group.add_argument("--num-proc", type=positive_int, metavar="N",
-                       help="worker processes (default: all cores)")
-    group.add_argument("--blocksize", type=positive_int, metavar="BYTES",
-                       help="bytes of a file per task (default: 8 MiB)")
-    group.add_argument("--checkpoint", metavar="DIR",
-                       help="record finished blocks in DIR; a re-run after a kill resumes "
-                            "there (files only, same inputs and options)")
-    group.add_argument("--max-words", type=positive_int, metavar="N",
-                       dest="max_distinct_words",
-                       help="keep the N most common words (exact counts, ties by word), "
-                            "holding N in memory and spilling the rest to a temporary folder")
-
-
 def _register_count(sub, parents) -> None:
     parser = sub.add_parser("count", parents=parents, epilog=COUNT_EXAMPLES,
                             formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -116,8 +71,7 @@ def _register_count(sub, parents) -> None:
                         help="files, globs, directories, URLs (.gz/.bz2/.xz too), or '-' "
                              "for stdin")
     parser.add_argument("-o", "--output", required=True, metavar="OUT.tsv")
-    add_normalizer_options(parser, title="how text is split into words")
-    _add_engine_options(parser)
+    add_arguments(parser, ["normalizer", "counting"], exclude=["ignore_fingerprint"])
     parser.set_defaults(func=run_count)
 
 
@@ -131,70 +85,11 @@ def _register_train(sub, parents) -> None:
                         help="files, globs, directories, URLs (.gz/.bz2/.xz too), or '-' "
                              "for stdin")
     parser.add_argument("--counts", metavar="FILE", help="learn from counts made by 'count'")
-    parser.add_argument("--ignore-fingerprint", action="store_true",
-                        help="use --counts made with other normalization options anyway")
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
                         help="directory to save the tokenizer in (or FILE.json: "
                              "tokenizer.json only)")
-    parser.add_argument("--algorithm", choices=("top-down", "bottom-up", "word-level"),
-                        default="top-down", help="default: top-down (BERT / TF Text)")
-    parser.add_argument("--vocab-size", type=positive_int, default=30_000, metavar="N",
-                        help="default: 30000")
-    parser.add_argument("--reserved-tokens", type=token_list, metavar="T1,T2,...",
-                        help="comma-separated; they lead the vocabulary "
-                             "(default: [PAD],[UNK],[CLS],[SEP],[MASK])")
-    parser.add_argument("--special-tokens", type=token_list, metavar="T1,T2,...",
-                        help="another name for --reserved-tokens")
-    parser.add_argument("--unk-token", default=None, help="default: [UNK]")
-    add_normalizer_options(parser, title="how text is split into words")
-    _add_learner_options(parser)
-    _add_engine_options(parser)
+    add_arguments(parser, ["vocabulary", "normalizer", "top-down", "bottom-up", "counting"])
     parser.set_defaults(func=run_train)
-
-
-def _add_learner_options(parser: argparse.ArgumentParser) -> None:
-    top = parser.add_argument_group(
-        "top-down learner (TF Text's learn)",
-        "  It searches a count threshold: a substring seen at least that often becomes a\n"
-        "  token. On a small corpus even the lowest threshold may give fewer tokens than\n"
-        "  --vocab-size (a warning says so): lower --lower-thresh, or --algorithm bottom-up.")
-    top.add_argument("--upper-thresh", type=non_negative_int, metavar="N",
-                     help="highest count threshold searched (default: 10000000)")
-    top.add_argument("--lower-thresh", type=non_negative_int, metavar="N",
-                     help="lowest count threshold searched; lower it when the vocabulary "
-                          "comes out smaller than --vocab-size (default: 10)")
-    top.add_argument("--num-iterations", type=positive_int, metavar="N",
-                     help="rounds of counting and subtracting per threshold (default: 4)")
-    top.add_argument("--max-input-tokens", type=positive_int, metavar="N",
-                     help="learn from at most this many distinct words, most frequent first "
-                          "(default: 5000000)")
-    top.add_argument("--max-token-length", type=positive_int, metavar="N",
-                     help="longer words are left out of learning (default: 50)")
-    top.add_argument("--max-unique-chars", type=positive_int, metavar="N",
-                     help="keep only this many distinct characters, most frequent first; "
-                          "words with others are left out (default: 1000)")
-    top.add_argument("--slack-ratio", type=float, metavar="X",
-                     help="accept a vocabulary this fraction below --vocab-size "
-                          "(default: 0.05)")
-    top.add_argument("--include-joiner-token", action=argparse.BooleanOptionalAction,
-                     default=None, help="also add each character with the joiner "
-                                        "(##a ...), as BERT's vocabularies have (default: yes)")
-    top.add_argument("--joiner", metavar="STR", help="continuation prefix (default: ##)")
-    bottom = parser.add_argument_group("bottom-up and word-level learners")
-    bottom.add_argument("--min-frequency", type=non_negative_int, metavar="N")
-    bottom.add_argument("--limit-alphabet", type=positive_int, metavar="N")
-    bottom.add_argument("--initial-alphabet", metavar="CHARS",
-                        help="characters always kept (bottom-up)")
-    bottom.add_argument("--continuing-subword-prefix", metavar="STR",
-                        help="continuation prefix (bottom-up; default: ##)")
-    bottom.add_argument("--score", choices=SCORE_CHOICES,
-                        help="what ranks merges (bottom-up; default: count)")
-    bottom.add_argument("--drop-unused", action=argparse.BooleanOptionalAction, default=None,
-                        help="leave out merged tokens the training words never use, merging "
-                             "on to fill their slots (bottom-up; default: with --score count)")
-    bottom.add_argument("--refine", action="store_true", default=None,
-                        help="after merging, swap tokens greedy longest match rarely uses for "
-                             "ones that save more tokens on the training words (bottom-up)")
 
 
 # ---------------------------------------------------------------- count / merge
@@ -202,18 +97,17 @@ def _add_learner_options(parser: argparse.ArgumentParser) -> None:
 
 def pipeline_from(args: argparse.Namespace):
     """The normalizer and pre-tokenizer ``train`` would build for these options."""
-    from ..pipeline.normalizers import BertNormalizer
-    from ..pipeline.pre_tokenizers import BertPreTokenizer
+    from ..learn.training import build_pipeline
 
-    options = {"lowercase": True, "flavor": "bert", **given(args, NORMALIZER_OPTIONS)}
-    return BertNormalizer(**options), BertPreTokenizer(flavor=options["flavor"])
+    return build_pipeline(spec_options(args, ["normalizer"]))
 
 
-def _engine_options(args: argparse.Namespace) -> dict:
-    if args.engine == "local" and args.scheduler:
-        raise CLIError("--scheduler needs --engine dask")
-    return {"engine": args.engine, **given(args, ["scheduler", "num_proc", "blocksize",
-                                                  "checkpoint", "max_distinct_words"])}
+def spec_options(args: argparse.Namespace, groups: list[str]) -> dict:
+    """The training options of ``groups`` given on the command line (by their spec names)."""
+    from ..learn.options import TRAIN_OPTIONS
+
+    return {o.name: getattr(args, o.name) for o in TRAIN_OPTIONS
+            if o.group in groups and o.cli and hasattr(args, o.name)}
 
 
 def run_count(args: argparse.Namespace) -> int:
@@ -221,11 +115,14 @@ def run_count(args: argparse.Namespace) -> int:
 
     normalizer, pre_tokenizer = pipeline_from(args)
     paths = input_files(args.corpus)
+    engine = spec_options(args, ["counting"])
+    if engine.get("scheduler") and engine.get("engine", "local") == "local":
+        raise CLIError("--scheduler needs --engine dask")
     prepare_output(args.output)
     progress = make_progress(args, "count")
     with progress:
         counts = count_words(paths, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
-                             progress=progress.callback, **_engine_options(args))
+                             progress=progress.callback, **engine)
         with naming_output(args.output):
             counts.save(args.output)
     progress.summary(f"counted {counts.total():,} words, {len(counts):,} distinct "
@@ -251,6 +148,7 @@ def run_merge(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    from ..learn.options import resolve
     from ..learn.training import train
 
     source = _train_source(args)
@@ -258,21 +156,23 @@ def run_train(args: argparse.Namespace) -> int:
         prepare_output(args.output)
     else:
         check_output_dir(args.output)
-    options = {**given(args, NORMALIZER_OPTIONS + ["unk_token", "reserved_tokens",
-                                                  "special_tokens"]),
-               **_learner_options(args)}
-    if args.counts is None:
-        options.update(_engine_options(args))
-    elif args.checkpoint or args.max_distinct_words:
+    options = spec_options(args, ["vocabulary", "normalizer", "top-down", "bottom-up",
+                                  "counting"])
+    if args.counts is not None and (options.get("checkpoint")
+                                    or options.get("max_distinct_words")):
         raise CLIError("--checkpoint and --max-words apply to counting a corpus, not to "
                        "--counts")
-    tok = train(source, algorithm=args.algorithm, vocab_size=args.vocab_size,
-                progress=progress_mode(args), ignore_fingerprint=args.ignore_fingerprint,
-                **options)
+    if options.get("scheduler") and options.get("engine", "local") == "local":
+        raise CLIError("--scheduler needs --engine dask")
+    try:
+        resolved = resolve(options, cli=True)  # errors by flag, before any counting
+    except ValueError as error:
+        raise CLIError(str(error)) from None
+    tok = train(source, progress=progress_mode(args), **options)
     with naming_output(args.output):
         tok.save(args.output)
     make_progress(args, "train").summary(
-        f"learned {tok.vocab_size:,} tokens ({args.algorithm}) -> {args.output}")
+        f"learned {tok.vocab_size:,} tokens ({resolved['algorithm']}) -> {args.output}")
     return 0
 
 
@@ -287,16 +187,3 @@ def _train_source(args: argparse.Namespace):
         raise CLIError("nothing to learn from: give CORPUS files (or '-' for stdin) or "
                        "--counts FILE")
     return input_files(args.corpus)
-
-
-def _learner_options(args: argparse.Namespace) -> dict:
-    """The learner options given, refusing those the chosen algorithm does not take."""
-    options = given(args, list(LEARNER_OPTIONS))
-    for name in options:
-        if args.algorithm not in LEARNER_OPTIONS[name]:
-            flag = "--" + name.replace("_", "-")
-            raise CLIError(f"{flag} applies to --algorithm {' or '.join(LEARNER_OPTIONS[name])}"
-                           f", not {args.algorithm}")
-    if "initial_alphabet" in options:
-        options["initial_alphabet"] = list(options["initial_alphabet"])
-    return options

@@ -1,10 +1,12 @@
 """Train a tokenizer in one call: count the corpus, learn a vocabulary, build the Tokenizer.
 
-``train(source, algorithm=...)`` splits the corpus with exactly the normalizer and
-pre-tokenizer the resulting tokenizer will use (``lowercase``, ``flavor``, …), learns the
-vocabulary with the chosen learner and returns a ready ``Tokenizer``. ``source`` may
+``train(source, algorithm=...)`` builds the normalizer and pre-tokenizer once (from
+``lowercase``, ``flavor``, …), splits the corpus with them, learns the vocabulary with the
+chosen learner and returns a ``Tokenizer`` holding those same two objects. ``source`` may
 also be ``WordCounts`` counted earlier (anywhere, e.g. on a cluster); they are refused if
-they were counted with another pipeline, unless ``ignore_fingerprint=True``.
+they were counted with another pipeline, unless ``ignore_fingerprint=True``. The options,
+their defaults and which algorithm takes each come from ``options.TRAIN_OPTIONS``; the
+tokenizer keeps the resolved ones (``training_options``, saved in ``wordpieces.json``).
 
 Not handled here: the counting and the learners themselves (``counting``, ``learners``);
 saving (``Tokenizer.save``).
@@ -12,10 +14,13 @@ saving (``Tokenizer.save``).
 
 from __future__ import annotations
 
+import inspect
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..errors import MAX_VOCAB_SIZE, check_size
+from ..flavors.rules import get_flavor
 from ..pipeline import models
 from ..pipeline.decoders import WordPieceDecoder
 from ..pipeline.normalizers import BertNormalizer
@@ -24,66 +29,75 @@ from ..pipeline.processors import default_processor
 from ..tokenizer import Tokenizer
 from .counting import WordCounts, count_words
 from .learners import learn_bottom_up, learn_top_down, learn_word_level
+from .options import (
+    ALGORITHMS,
+    DEFAULT_SPECIALS,
+    LEARNER_GROUPS,
+    OPTIONS,
+    options_table,
+    resolve,
+    saved_options,
+    signature,
+)
 from .progress import make_reporter
 
-ALGORITHMS = ("top-down", "bottom-up", "word-level")
-DEFAULT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
-
-__all__ = ["train", "ALGORITHMS"]
+__all__ = ["train", "ALGORITHMS", "DEFAULT_SPECIALS", "build_pipeline"]
 
 
-def train(source, *, algorithm: str = "top-down", vocab_size: int = 30_000,
-          lowercase: bool = True, flavor: str = "bert", strip_accents: bool | None = None,
-          clean_text: bool = True, handle_chinese_chars: bool = True,
-          reserved_tokens: Iterable[str] | None = None,
-          special_tokens: Iterable[str] | None = None, unk_token: str = "[UNK]",
-          template: str | None = "auto", engine: str = "local", num_proc: int | None = None,
-          scheduler=None, blocksize: int | None = None, progress="auto",
-          ignore_fingerprint: bool = False, checkpoint=None,
-          max_distinct_words: int | None = None, **learn_options) -> Tokenizer:
+def train(source, **options: Any) -> Tokenizer:
     """Count ``source``, learn a vocabulary of about ``vocab_size`` tokens, return a Tokenizer.
 
     ``algorithm``: ``"top-down"`` (BERT / TF Text, ``learn_top_down``), ``"bottom-up"``
     (WordPiece by merges, ``learn_bottom_up``) or ``"word-level"`` (``learn_word_level``).
-    ``reserved_tokens`` and ``special_tokens`` are one option under two names (default
-    ``[PAD] [UNK] [CLS] [SEP] [MASK]``); they lead the vocabulary and must hold
-    ``unk_token``. Other keyword options go to the learner (e.g. ``lower_thresh``,
-    ``min_frequency``, bottom-up's ``score``: ``"count"``, ``"likelihood"`` or ``"pmi"``, and
-    its ``refine=True``: the merged vocabulary tuned for greedy longest match).
-    ``engine``, ``num_proc``, ``scheduler``, ``blocksize``, ``checkpoint`` and
-    ``max_distinct_words`` are ``count_words``' options. ``progress``: ``"auto"`` (a bar
-    on stderr when it is a terminal), ``"bar"``, ``"jsonl"``, ``"none"`` or a callable.
+    ``special_tokens`` (alias ``reserved_tokens``) lead the vocabulary and must hold
+    ``unk_token``. The learner options (``lower_thresh``, ``min_frequency``, bottom-up's
+    ``score`` and ``refine`` …) are refused by an algorithm that does not take them;
+    ``engine`` … ``max_distinct_words`` are ``count_words``' options. Every option, with
+    its default, is in the table below (``options.TRAIN_OPTIONS``; docs/training.md).
 
     >>> tok = train(iter(["the cat sat on the mat"] * 20), vocab_size=28, lower_thresh=1,
     ...             progress="none")
     >>> tok.tokenize("The cats")
     ['the', 'cat', '##s']
+    >>> tok.training_options["lower_thresh"], tok.training_options["algorithm"]
+    (1, 'top-down')
     """
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}: expected one of "
-                         f"{', '.join(ALGORITHMS)}")
-    specials = _specials(reserved_tokens, special_tokens, unk_token)
+    resolved = resolve(options)
+    algorithm = resolved["algorithm"]
+    specials = _specials(resolved["special_tokens"], resolved["unk_token"])
+    vocab_size = resolved["vocab_size"]
     check_size(vocab_size, field="vocab_size", cap=MAX_VOCAB_SIZE, minimum=len(specials) + 1)
-    normalizer = BertNormalizer(lowercase=lowercase, flavor=flavor, strip_accents=strip_accents,
-                                clean_text=clean_text, handle_chinese_chars=handle_chinese_chars)
-    pre_tokenizer = BertPreTokenizer(flavor=flavor)
-    with make_reporter(progress) as reporter:
-        counts = _counts(source, normalizer, pre_tokenizer, ignore_fingerprint,
-                         engine=engine, num_proc=num_proc, scheduler=scheduler,
-                         blocksize=blocksize, progress=reporter, checkpoint=checkpoint,
-                         max_distinct_words=max_distinct_words)
-        vocab = _learn(algorithm, counts, vocab_size, specials, learn_options, reporter)
-    prefix = (learn_options.get("joiner", "##") if algorithm == "top-down"
-              else learn_options.get("continuing_subword_prefix", "##"))
+    normalizer, pre_tokenizer = build_pipeline(resolved)
+    learner = {k: v for k, v in resolved.items() if OPTIONS[k].group in LEARNER_GROUPS}
+    with make_reporter(resolved["progress"]) as reporter:
+        counts = _counts(source, normalizer, pre_tokenizer, resolved, reporter)
+        vocab = _learn(algorithm, counts, vocab_size, specials, learner, resolved, reporter)
+    prefix = resolved.get("continuing_subword_prefix", "##")
     check_learned_size(vocab, vocab_size, specials, prefix)
-    if algorithm == "word-level":
-        return _word_level_tokenizer(vocab, normalizer, pre_tokenizer, specials, unk_token,
-                                     flavor, template)
-    return Tokenizer.from_vocab(vocab, lowercase=lowercase, flavor=flavor,
-                                strip_accents=strip_accents, clean_text=clean_text,
-                                handle_chinese_chars=handle_chinese_chars, unk_token=unk_token,
-                                continuing_subword_prefix=prefix, special_tokens=specials,
-                                reserved_tokens=specials, template=template)
+    tok = _tokenizer(algorithm, vocab, normalizer, pre_tokenizer, specials, resolved)
+    tok.training_options = saved_options({**resolved, "special_tokens": specials})
+    return tok
+
+
+train.__signature__ = signature(  # type: ignore[attr-defined]
+    [inspect.Parameter("source", inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+train.__doc__ = (train.__doc__ or "") + "\n    " + options_table().replace("\n", "\n    ")
+
+
+def build_pipeline(options: Mapping[str, Any]) -> tuple[BertNormalizer, BertPreTokenizer]:
+    """The normalizer and pre-tokenizer of these options (missing ones: the spec's defaults).
+
+    ``train()`` builds them once, counts with them and hands them to the tokenizer; the
+    ``count`` command builds the same, so its counts fit ``train``.
+    """
+    def get(name: str):
+        return options.get(name, OPTIONS[name].default)
+
+    normalizer = BertNormalizer(lowercase=get("lowercase"), flavor=get("flavor"),
+                                strip_accents=get("strip_accents"),
+                                clean_text=get("clean_text"),
+                                handle_chinese_chars=get("handle_chinese_chars"))
+    return normalizer, BertPreTokenizer(flavor=get("flavor"))
 
 
 def check_learned_size(vocab: list[str], vocab_size: int, specials: list[str],
@@ -106,45 +120,45 @@ def check_learned_size(vocab: list[str], vocab_size: int, specials: list[str],
                          "reserved tokens plus the characters seen); ask for at least that")
 
 
-def _specials(reserved_tokens, special_tokens, unk_token: str) -> list[str]:
-    """The one list of reserved/special tokens, checked to hold the unknown token."""
-    if reserved_tokens is not None and special_tokens is not None and (
-            list(reserved_tokens) != list(special_tokens)):
-        raise ValueError("reserved_tokens and special_tokens are the same option under two "
-                         "names: give one")
-    chosen = reserved_tokens if reserved_tokens is not None else special_tokens
-    specials = list(dict.fromkeys(DEFAULT_SPECIALS if chosen is None else chosen))
+def _specials(chosen: list[str], unk_token: str) -> list[str]:
+    """The reserved tokens without repeats, checked to hold the unknown token."""
+    specials = list(dict.fromkeys(chosen))
     if unk_token not in specials:
         raise ValueError(f"the reserved tokens {specials} must include unk_token "
                          f"{unk_token!r}")
     return specials
 
 
-def _counts(source, normalizer, pre_tokenizer, ignore_fingerprint: bool, **count_options):
+def _counts(source, normalizer, pre_tokenizer, options: Mapping[str, Any], reporter):
     """Count ``source``, or check counts given ready-made against the pipeline."""
     if isinstance(source, Mapping):
-        given = [k for k in ("checkpoint", "max_distinct_words") if count_options.get(k)]
+        given = [k for k in ("checkpoint", "max_distinct_words") if options[k]]
         if given:
             raise ValueError(f"{given[0]}= applies to counting a corpus; the source here "
                              "is word counts already")
         counts = source if isinstance(source, WordCounts) else WordCounts(source)
-        if not ignore_fingerprint:
+        if not options["ignore_fingerprint"]:
             counts.check_pipeline(normalizer, pre_tokenizer)
         return counts
-    if count_options.get("blocksize") is None:
-        count_options.pop("blocksize", None)  # count_words' own default
     return count_words(source, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
-                       **count_options)
+                       engine=options["engine"], num_proc=options["num_proc"],
+                       scheduler=options["scheduler"], blocksize=options["blocksize"],
+                       progress=reporter, checkpoint=options["checkpoint"],
+                       max_distinct_words=options["max_distinct_words"])
 
 
-def _learn(algorithm: str, counts, vocab_size: int, specials: list[str], options: dict,
-           reporter) -> list[str]:
+def _learn(algorithm: str, counts, vocab_size: int, specials: list[str], learner: dict,
+           options: Mapping[str, Any], reporter) -> list[str]:
+    """Run the algorithm's learner with its options (the spec's names: the learners')."""
     if algorithm == "top-down":
-        return _learn_top_down(counts, vocab_size, specials, options, reporter)
+        return _learn_top_down(counts, vocab_size, specials, {
+            **learner, "continuing_subword_prefix": options["continuing_subword_prefix"]},
+            reporter)
     if algorithm == "bottom-up":
         return learn_bottom_up(counts, vocab_size, special_tokens=specials, progress=reporter,
-                               **options)
-    return learn_word_level(counts, max_size=vocab_size, special_tokens=specials, **options)
+                               continuing_subword_prefix=options["continuing_subword_prefix"],
+                               **learner)
+    return learn_word_level(counts, vocab_size=vocab_size, special_tokens=specials, **learner)
 
 
 def _learn_top_down(counts, vocab_size: int, specials: list[str], options: dict,
@@ -201,11 +215,31 @@ def short_of_size_reason(size: int, vocab_size: int, steps: list[tuple[int, int]
         f"algorithm='bottom-up' (--algorithm bottom-up), which fills the size asked")
 
 
-def _word_level_tokenizer(vocab, normalizer, pre_tokenizer, specials, unk_token, flavor,
-                          template) -> Tokenizer:
+def _tokenizer(algorithm: str, vocab: list[str], normalizer, pre_tokenizer,
+               specials: list[str], options: Mapping[str, Any]) -> Tokenizer:
+    """The tokenizer of ``vocab``, holding the normalizer and pre-tokenizer counting used."""
     vocab_obj = models.as_vocab(vocab)
-    return Tokenizer(models.WordLevel(vocab_obj, unk_token=unk_token), normalizer=normalizer,
-                     pre_tokenizer=pre_tokenizer,
-                     post_processor=default_processor(vocab_obj, template, None),
-                     decoder=WordPieceDecoder("##"), added_tokens=specials,
+    unk_token, flavor = options["unk_token"], options["flavor"]
+    model: models.Model
+    if algorithm == "word-level":
+        model, prefix = models.WordLevel(vocab_obj, unk_token=unk_token), "##"
+    else:
+        rules = get_flavor(flavor)  # the flavor's word limit, as from_vocab takes it
+        prefix = options["continuing_subword_prefix"]
+        model = models.WordPiece(vocab_obj, unk_token=unk_token,
+                                 continuing_subword_prefix=prefix,
+                                 max_input_chars_per_word=rules.max_input_chars_per_word,
+                                 max_input_bytes_per_word=rules.max_input_bytes_per_word)
+    processor = default_processor(vocab_obj, options["template"], None)
+    return Tokenizer(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
+                     post_processor=processor, decoder=WordPieceDecoder(prefix),
+                     added_tokens=_added_specials(vocab_obj, specials, unk_token, processor),
                      reserved_tokens=specials, flavor=flavor)
+
+
+def _added_specials(vocab, specials: list[str], unk_token: str, processor) -> list[str]:
+    """The special tokens, the template's too, in id order (as ``from_vocab`` gives them)."""
+    extra = [unk_token] + ([] if processor is None else [
+        p.name for p in processor.single + processor.pair if not p.is_sequence])
+    chosen = list(specials) + [t for t in extra if t not in specials and t in vocab]
+    return sorted(dict.fromkeys(chosen), key=vocab.ids.__getitem__)

@@ -39,7 +39,8 @@ def learn_top_down(counts, vocab_size: int, reserved_tokens: Iterable[str], *,
                    num_iterations: int = 4, max_input_tokens: int | None = 5_000_000,
                    max_token_length: int = 50, max_unique_chars: int = 1000,
                    slack_ratio: float = 0.05, include_joiner_token: bool = True,
-                   joiner: str = "##", progress: ProgressOption = None) -> list[str]:
+                   continuing_subword_prefix: str = "##", joiner: str | None = None,
+                   progress: ProgressOption = None) -> list[str]:
     """Learn a vocabulary of about ``vocab_size`` tokens the way BERT's TF Text tool does.
 
     ``counts`` is a ``WordCounts``, a dict or an iterable of ``(word, count)`` pairs. A
@@ -47,14 +48,21 @@ def learn_top_down(counts, vocab_size: int, reserved_tokens: Iterable[str], *,
     the result does not depend on insertion order; a list keeps its order, which TF's
     learner uses to break ties when ``max_input_tokens`` cuts the word list. As in TF
     the result may be larger or much smaller than ``vocab_size``: the binary search stops
-    when it runs out of thresholds.
+    when it runs out of thresholds. ``continuing_subword_prefix`` (HF's name; the one
+    ``train()`` and the CLI use) marks continuation pieces; ``joiner``, TF Text's name
+    for it, is its alias.
 
     >>> learn_top_down([("apple", 2), ("peach", 1), ("pear", 1)], 10, [], lower_thresh=1,
     ...                include_joiner_token=False)
     ['a', 'c', 'e', 'h', 'l', 'p', 'r', 'apple', 'peach', 'pear']
     """
     reserved = list(reserved_tokens)
-    joiner = joiner if include_joiner_token else ""
+    if joiner is not None and joiner != continuing_subword_prefix != "##":
+        raise ValueError(f"joiner={joiner!r} and continuing_subword_prefix="
+                         f"{continuing_subword_prefix!r} are one option under two names "
+                         "(joiner is TF Text's): give one")
+    prefix = continuing_subword_prefix if joiner is None else joiner
+    joiner = prefix if include_joiner_token else ""
     table = checked_table(counts)
     if table is not None and all(isinstance(c, numbers.Integral) for c in table.values()):
         if not table:

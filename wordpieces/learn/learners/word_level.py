@@ -2,7 +2,7 @@
 
 The vocabulary of ``SimpleTokenizer`` and of a ``WordLevel`` model, as HF ``tokenizers``'
 ``WordLevelTrainer`` builds it: special tokens first, then words counted at least
-``min_frequency`` times, by count descending then word, up to ``max_size`` tokens in all.
+``min_frequency`` times, by count descending then word, up to ``vocab_size`` tokens in all.
 
 Not handled here: splitting text into words (``counting``), the tokenizer itself.
 """
@@ -16,22 +16,23 @@ from .common import integer_pairs
 __all__ = ["learn_word_level"]
 
 
-def learn_word_level(counts, *, max_size: int | None = None, min_frequency: int = 0,
+def learn_word_level(counts, *, vocab_size: int | None = None, min_frequency: int = 0,
                      special_tokens: Iterable[str] = ("[UNK]",),
-                     vocab_size: int | None = None) -> list[str]:
-    """Return special tokens, then words by count (then word), ``max_size`` in all.
+                     max_size: int | None = None) -> list[str]:
+    """Return special tokens, then words by count (then word), ``vocab_size`` in all.
 
-    ``vocab_size`` is another name for ``max_size`` (HF's); ``None`` keeps every word.
+    ``vocab_size`` is HF's ``WordLevelTrainer`` name and ``train()``'s; ``max_size`` is
+    its alias (the name this function had first). ``None`` keeps every word.
 
     >>> learn_word_level({"the": 5, "cat": 2, "a": 5, "sat": 1}, min_frequency=2)
     ['[UNK]', 'a', 'the', 'cat']
     """
     if vocab_size is not None and max_size is not None and vocab_size != max_size:
-        raise ValueError(f"max_size={max_size} and vocab_size={vocab_size} disagree: "
-                         "they are the same option, give one")
-    limit = max_size if max_size is not None else vocab_size
+        raise ValueError(f"vocab_size={vocab_size} and max_size={max_size} disagree: "
+                         "they are the same option (max_size the alias), give one")
+    limit = vocab_size if vocab_size is not None else max_size
     if limit is not None and limit < 0:
-        raise ValueError(f"max_size must be >= 0, not {limit}")
+        raise ValueError(f"vocab_size must be >= 0, not {limit}")
     vocab = list(dict.fromkeys(special_tokens))
     taken = set(vocab)
     totals: dict[str, int] = {}
