@@ -108,6 +108,7 @@ class Tokenizer(TransformersMixin):
         self._padding = padding
         self._transformers = transformers or TransformersConfig()
         self.vocab_path: str | None = None
+        self.training_options: dict | None = None  # what train() learned with (saved)
         self._rebuild()
         self._add(added_tokens, special=True)
         check_special_ids(post_processor, self._seq.id_tokens)
@@ -167,7 +168,7 @@ class Tokenizer(TransformersMixin):
                   added_tokens=parts.added_tokens, reserved_tokens=parts.reserved_tokens,
                   flavor=parts.flavor, truncation=parts.truncation, padding=parts.padding,
                   transformers=parts.transformers)
-        tok.vocab_path = parts.vocab_path
+        tok.vocab_path, tok.training_options = parts.vocab_path, parts.training
         if parts.user_added:  # matched whole in bert/tensorflow, as when they were added
             tok._user_added = set(parts.user_added)
             tok._rebuild()
@@ -181,6 +182,7 @@ class Tokenizer(TransformersMixin):
             added_tokens=tuple(t for t, _ in self._added),
             reserved_tokens=tuple(self.reserved_tokens), flavor=self.flavor,
             truncation=self._truncation, padding=self._padding, vocab_path=self.vocab_path,
+            training=self.training_options,
             transformers=self._transformers, user_added=self._user_added_in_vocab())
 
     def _user_added_in_vocab(self) -> tuple[str, ...]:

@@ -44,7 +44,7 @@ from .stage_json import (
     processor_id_nodes,
     token_id,
 )
-from .strict_json import Node, parse_json, read_bytes
+from .strict_json import Node, describe, parse_json, read_bytes
 from .transformers_config import (
     SPECIAL_TOKENS_MAP_JSON,
     TOKENIZER_CONFIG_JSON,
@@ -66,7 +66,8 @@ class TokenizerParts:
 
     ``added_tokens`` carry their ids; ``reserved_tokens`` None means "the special
     tokens"; ``vocab_path`` is where the vocabulary file is, if there is one;
-    ``transformers`` what ``transformers`` reads from ``tokenizer_config.json``.
+    ``transformers`` what ``transformers`` reads from ``tokenizer_config.json``;
+    ``training`` the options ``train()`` learned with (``learn.options``' names).
     ``user_added``: contents of added tokens that are also in the vocabulary and that
     the user added (``add_tokens``/``add_special_tokens``), which the ``bert`` and
     ``tensorflow`` flavors match whole in text as HF does (their own reserved tokens
@@ -86,6 +87,7 @@ class TokenizerParts:
     vocab_path: str | None = None
     transformers: TransformersConfig = TransformersConfig()
     user_added: tuple[str, ...] = ()
+    training: dict | None = None
 
 
 # ---------------------------------------------------------------- writing
@@ -123,7 +125,8 @@ def extras_dict(parts: TokenizerParts) -> dict:
             **user,  # absent when empty, as older versions wrote it
             "max_input_bytes_per_word": getattr(parts.model, "max_input_bytes_per_word",
                                                 None),
-            "transformers": config_json(parts.transformers)}
+            "transformers": config_json(parts.transformers),
+            **({} if parts.training is None else {"training": dict(parts.training)})}
 
 
 def parts_to_str(parts: TokenizerParts, *, pretty: bool = False) -> str:
@@ -209,7 +212,24 @@ def read_extras(node: Node) -> dict[str, Any]:
     block = node.child("transformers", default=None)  # absent from older files
     config = TransformersConfig() if block.value is None else config_from_json(block)
     return {"flavor": flavor, "reserved_tokens": reserved, "max_input_bytes_per_word": limit,
-            "transformers": config, "user_added": node.child("user_added_tokens", default=[])}
+            "transformers": config, "user_added": node.child("user_added_tokens", default=[]),
+            "training": training_from(node.child("training", default=None))}
+
+
+def training_from(node: Node) -> dict[str, Any] | None:
+    """Read ``wordpieces.json``'s ``training``: option name -> a JSON scalar or string list."""
+    if node.value is None:
+        return None
+    out: dict[str, Any] = {}
+    for name, child in node.members():
+        value = child.value
+        if isinstance(value, list):
+            value = [element.expect("a string") for element in child.elements()]
+        elif value is not None and not isinstance(value, (bool, int, float, str)):
+            child.fail(f"expected a number, string, boolean, null or list of strings, got "
+                       f"{describe(value)}")
+        out[name] = value
+    return out
 
 
 def parts_from_dict(root: Node, *, extras: Node | None = None,
@@ -219,7 +239,8 @@ def parts_from_dict(root: Node, *, extras: Node | None = None,
     settings: dict[str, Any] = (read_extras(extras) if extras is not None
                                 else {"flavor": "huggingface", "reserved_tokens": None,
                                       "max_input_bytes_per_word": None,
-                                      "transformers": TransformersConfig(), "user_added": None})
+                                      "transformers": TransformersConfig(), "user_added": None,
+                                      "training": None})
     flavor = settings["flavor"]
     model = model_from(root.child("model"), settings, vocab_tokens)
     added = added_tokens_from(root.child("added_tokens", default=[]), model.vocab_size)
@@ -238,7 +259,8 @@ def parts_from_dict(root: Node, *, extras: Node | None = None,
         truncation=truncation_from(root.child("truncation", default=None)),
         padding=padding_from(root.child("padding", default=None)),
         transformers=settings["transformers"],
-        user_added=user_added_from(settings["user_added"], added))
+        user_added=user_added_from(settings["user_added"], added),
+        training=settings["training"])
 
 
 def parts_from_str(text: str | bytes, source: str = TOKENIZER_JSON,
