@@ -17,7 +17,9 @@ holding a literal added token (the reference path, through ``sequences``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 from .encoding.array_pool import ArrayPool
 from .encoding.encoding import Encoding
@@ -200,7 +202,8 @@ class BatchFinisher:
         out = self._native(items, threads, WANT_LISTS)
         return self.reference_ids(items, threads) if out is None else out
 
-    def arrays(self, items: list, keys: set[str], num_threads: int | None) -> dict | None:
+    def arrays(self, items: list, keys: set[str], num_threads: int | None,
+               words: bool = False) -> dict | None:
         """``tok(...)``'s columns as 2-D int64 numpy arrays (offsets 3-D), or None.
 
         None when the C path cannot give them (see the module docstring) or the rows
@@ -209,7 +212,7 @@ class BatchFinisher:
         np = require("numpy", "numpy")
         want = sum(flag for key, flag in ARRAY_KEYS if key in keys)
         out = self._native(items, check_thread_count(num_threads), want,
-                           _column_maker(self.finisher.padding, len(items)))
+                           _column_maker(self.finisher.padding, len(items)), words)
         if out is None:
             return None
         *columns, splits = out
@@ -226,21 +229,26 @@ class BatchFinisher:
                 data[key] = array.reshape(shape + ((2,) if pairs else ()))
         return data
 
-    def lists(self, items: list, keys: set[str], num_threads: int | None) -> dict | None:
+    def lists(self, items: list, keys: set[str], num_threads: int | None,
+              words: bool = False) -> dict | None:
         """``tok(...)``'s columns ``keys`` as lists of rows built in C, or None (see ``arrays``).
 
         Offsets come as ``(start, end)`` tuples, as ``Encoding.offsets`` gives them.
         """
         want = WANT_LISTS | sum(flag for key, flag in ARRAY_KEYS if key in keys)
-        out = self._native(items, check_thread_count(num_threads), want)
+        padding = self.finisher.padding  # the columns the lists are read from: checked
+        alloc = None if padding is None else _column_maker(padding, len(items))
+        out = self._native(items, check_thread_count(num_threads), want, alloc, words)
         if out is None:
             return None
         by_flag = dict(zip(_COLUMN_ORDER, out, strict=True))
         return {key: by_flag[flag] for key, flag in ARRAY_KEYS if key in keys}
 
-    def _native(self, items: list, threads: int, want: int, alloc=None):
+    def _native(self, items: list, threads: int, want: int, alloc=None,
+                words: bool = False):
         """The C path's output for ``want`` (``finish_columns``), or None: not taken.
 
+        ``words``: the items are ``(words, pair_words or None)`` (``is_split_into_words``).
         ``alloc``: makes the int64 columns (zeros), see ``encode_finished``; it checks
         the padded batch against its cap. Without it (id lists), C pads the lists only
         when ``_padding_bounded``; else they are padded here once their longest is known
@@ -250,15 +258,20 @@ class BatchFinisher:
         if padding is not None:  # the C code pads every row: refuse what is sure to be over
             padding.check_rows(len(items))
         encoder = self.seq.word_encoder
-        split = unzip_items(items) if isinstance(encoder, NativeWordEncoder) else None
+        if not isinstance(encoder, NativeWordEncoder):
+            return None
+        split = words_columns(items) if words else unzip_items(items)
         if split is None:
             return None
-        texts, pair_rows = split
-        held_back = alloc is None and not self._padding_bounded(texts, len(items),
+        texts, pair_rows, groups = split if words else (*split, None)
+        def longest() -> int:  # characters of the longest sequence
+            if words:
+                return max((sum(map(len, seq)) for item in items for seq in item if seq),
+                           default=0)
+            return max(map(len, texts), default=0)
+        held_back = alloc is None and not self._padding_bounded(longest, len(items),
                                                                 pair_rows is None)
         if held_back:  # id lists: padded below once their longest is known and checked
-            if want != WANT_LISTS:  # several columns: the reference pads them
-                return None
             padding = None
         plans = plans_of(self.finisher.post_processor, self.finisher.add_special_tokens)
         if plans is None or self.seq.needs_added_matching(texts, threads):
@@ -266,12 +279,13 @@ class BatchFinisher:
         out = encoder.encode_finished(texts, pair_rows, len(items), plans,
                                       _truncation_args(self.finisher.truncation),
                                       _padding_args(padding), want, threads,
-                                      alloc)
+                                      alloc, groups)
         if isinstance(out, int):  # refused: the reference raises
             return None
         return pad_batch_ids(out, self.finisher.padding) if held_back else out
 
-    def _padding_bounded(self, texts: list[str], rows: int, single: bool) -> bool:
+    def _padding_bounded(self, longest_chars: Callable[[], int], rows: int,
+                         single: bool) -> bool:
         """Whether this batch's padded rows are sure to stay under the batch cap.
 
         A row holds at most truncation's ``max_length`` tokens, or else
@@ -284,8 +298,7 @@ class BatchFinisher:
             longest = truncation.max_length
         else:
             sides = 1 if single else 2
-            longest = (sides * _TOKENS_PER_CHAR * max(map(len, texts), default=0)
-                       + MAX_SPECIAL_IDS)
+            longest = sides * _TOKENS_PER_CHAR * longest_chars() + MAX_SPECIAL_IDS
         return rows * padding.padded_bound(longest) <= MAX_PADDED_BATCH
 
     def reference_ids(self, items: list, threads: int | None) -> list[list[int]]:
@@ -298,6 +311,25 @@ class BatchFinisher:
         out = [finisher.ids(a, None if p is None else next(seconds))
                for a, p in zip(flat[:len(firsts)], pairs, strict=True)]
         return pad_batch_ids(out, self.finisher.padding)
+
+
+def words_columns(items: list) -> tuple[list[str], bytes | None, bytes]:
+    """Pre-split items as ``encode_finished``'s texts, pair rows and groups.
+
+    Every first sequence's words, then every pair's; ``groups`` the sequence boundaries
+    over them; a pair row is the index of the item's pair among the sequences.
+    """
+    firsts = [first for first, _ in items]
+    seconds = [second for _, second in items if second is not None]
+    texts = [word for words in firsts for word in words]
+    texts += [word for words in seconds for word in words]
+    bounds = list(accumulate(map(len, firsts + seconds), initial=0))
+    pair_rows = None
+    if seconds:
+        next_pair = iter(range(len(items), len(items) + len(seconds)))
+        pair_rows = array("q", [-1 if second is None else next(next_pair)
+                                for _, second in items]).tobytes()
+    return texts, pair_rows, array("q", bounds).tobytes()
 
 
 def _column_maker(padding: PaddingParams | None, rows: int):

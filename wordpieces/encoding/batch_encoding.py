@@ -248,18 +248,17 @@ def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True
     options: dict[str, Any] = {"truncation": trunc, "padding": pad,
                                "add_special_tokens": add_special_tokens,
                                "num_threads": num_threads}
-    if (not is_split_into_words and not return_length
-            and not (return_overflowing_tokens and trunc is not None)):
+    encode = encode_words_with if is_split_into_words else _encode_texts
+    if not return_length and not (return_overflowing_tokens and trunc is not None):
         keys = {"input_ids", "offset_mapping" if return_offsets_mapping else "",
                 "token_type_ids" if return_token_type_ids is not False else "",
                 "attention_mask" if return_attention_mask is not False else "",
                 "special_tokens_mask" if return_special_tokens_mask else ""}
         columns = (tok.encode_lists if return_tensors is None else tok.encode_arrays)(
-            items, keys=keys, **options)
+            items, keys=keys, words=is_split_into_words, **options)
         if columns is not None:  # straight from the native columns; rows built if asked
-            return _from_columns(tok, items, options, columns, batched,
-                                 return_overflowing_tokens, return_tensors)
-    encode = encode_words_with if is_split_into_words else _encode_texts
+            return _from_columns(columns, lambda: encode(tok, items, **options), len(items),
+                                 batched, return_overflowing_tokens, return_tensors)
     encodings = encode(tok, items, **options)
     rows, mapping = [], []
     for i, enc in enumerate(encodings):
@@ -284,19 +283,19 @@ def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True
     return BatchEncoding(to_tensors(data, return_tensors), rows)
 
 
-def _from_columns(tok, items: list, options: dict, columns: dict, batched: bool,
+def _from_columns(columns: dict, encodings: Callable[[], list], n: int, batched: bool,
                   overflowing: bool, return_tensors: str | None) -> BatchEncoding:
-    """The ``BatchEncoding`` of the native path's columns (lists, or numpy arrays)."""
+    """The ``BatchEncoding`` of the native path's columns (lists, or numpy arrays) of ``n``
+    inputs; ``encodings`` makes their ``Encoding`` objects when first asked."""
     if overflowing:  # no truncation here: one row per input
-        mapping = range(len(items))
         columns["overflow_to_sample_mapping"] = (
-            list(mapping) if return_tensors is None else _np().arange(len(items)))
+            list(range(n)) if return_tensors is None else _np().arange(n))
     if return_tensors is None:
         if not batched and not overflowing:  # transformers unwraps the rows of one input
             columns = {key: value[0] for key, value in columns.items()}
     else:
         columns = _from_numpy(columns, return_tensors)
-    return BatchEncoding(columns, lambda: tok.encode_batch_with(items, **options))
+    return BatchEncoding(columns, encodings)
 
 
 def _encode_texts(tok, items, **options):

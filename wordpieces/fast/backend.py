@@ -3,7 +3,8 @@
 ``make_word_encoder(normalizer, pre_tokenizer, model)`` returns an object with the
 interface of ``word_encoder.WordEncoder`` (``encode``, ``encode_ids``) plus batch methods
 (``encode_batch``, ``encode_batch_ids``, with ``num_threads`` and numpy output). For
-the fused BERT pipeline (``WordEncoder.fused``) with an exact ``WordPiece`` model it runs
+a fused pipeline (``WordEncoder.fused``: BERT's, or any of HF's charwise normalizers and
+class pre-tokenizers, ``pipeline.char_forms``) with an exact ``WordPiece`` model it runs
 in C (``_native``): the extension releases the GIL, so batches scale across cores with
 threads. The C code holds no Unicode data: it learns each character from the Python
 reference (``WordEncoder.char_facts``), so both backends give the same ids and offsets;
@@ -11,7 +12,9 @@ a text holding a character the fused path cannot do ("complex") is encoded by th
 Python reference.
 
 ``WORDPIECES_BACKEND=python`` forces the pure-Python reference, ``=native`` makes a
-missing extension an error; ``backend()`` tells which one runs, and why.
+missing extension an error; ``backend()`` tells which one runs, and why;
+``explain_backend(tokenizer)`` which path a tokenizer's pipeline takes, naming the stage
+that keeps it off the native one.
 
 Not handled here: special tokens, pairs, padding, truncation (``tokenizer``).
 """
@@ -24,8 +27,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, cast
 
 from ..errors import MissingDependencyError, check_batch, check_thread_count, require
+from ..pipeline.char_forms import RUN_LETTERS
 from ..pipeline.models import SubwordModel, WordPiece
-from ..pipeline.pre_tokenizers import WORD, CharClassPreTokenizer
 from .word_encoder import WordEncoder
 
 _core: Any  # the extension module (it has no type stubs), or None when it is missing
@@ -108,17 +111,45 @@ def _choice() -> str:
 
 
 def _native_can_run(reference: WordEncoder) -> bool:
-    """The C path covers the fused BERT pipeline with an exact WordPiece model."""
-    if not reference.fused or type(reference.model) is not WordPiece:
-        return False
+    """The C path covers every fused pipeline with an exact WordPiece model."""
+    return not _why_not_native(reference)
+
+
+def _why_not_native(reference: WordEncoder) -> str:
+    """Why the C path cannot run this reference's pipeline ("" when it can)."""
+    if not reference.fused:
+        return reference.why_general
+    if type(reference.model) is not WordPiece:
+        return f"model {type(reference.model).__name__}: the C path runs WordPiece only"
     if reference.model.unk_id < 0:  # an empty WordPiece(): the reference raises the error
-        return False
-    # models.WordPiece caps the first piece of a word at the longest *continuation*
-    # length; the two agree unless a word can start with the prefix, which needs the
-    # prefix to start with a word character ("##" never does: '#' is punctuation).
-    prefix = reference.model.continuing_subword_prefix
-    classes = cast(CharClassPreTokenizer, reference.pre_tokenizer).classes  # fused
-    return not prefix or classes[ord(prefix[0])] != WORD
+        return "model WordPiece has no unknown token"
+    if len(reference.run_classes) > len(RUN_LETTERS):
+        return "pre_tokenizer: more run classes than the C table holds"
+    return ""
+
+
+def explain_backend(tokenizer=None, *, normalizer=None, pre_tokenizer=None,
+                    model=None) -> str:
+    """Say which path a tokenizer's (or these stages') words take, and why.
+
+    ``"native"``; ``"python (fused)"``: the pure-Python fast path (the extension is not
+    there, or ``WORDPIECES_BACKEND=python``); ``"python: <stage and reason>"``: the staged
+    general path, naming the stage that keeps the pipeline off the fast paths.
+
+    >>> from wordpieces.pipeline import normalizers, pre_tokenizers
+    >>> explain_backend(normalizer=normalizers.Lowercase(),
+    ...                 pre_tokenizer=pre_tokenizers.Metaspace(), model=WordPiece(["[UNK]"]))
+    'python: pre_tokenizer Metaspace: edits the text (writes its replacement for spaces)'
+    """
+    if tokenizer is not None:
+        normalizer, pre_tokenizer = tokenizer.normalizer, tokenizer.pre_tokenizer
+        model = tokenizer.model
+    reference = WordEncoder(normalizer, pre_tokenizer, model)
+    why = _why_not_native(reference)
+    if why:
+        return f"python: {why}" if not reference.fused else f"python (fused): {why}"
+    where = backend()
+    return "native" if where == "native" else f"python (fused): {where[len('python '):]}"
 
 
 # ---------------------------------------------------------------- batching
@@ -230,7 +261,7 @@ class NativeWordEncoder(_Batching):
 
     def encode_finished(self, texts: list[str], pair_rows, n_inputs: int, plans: tuple,
                         truncation: tuple | None, padding: tuple | None, want: int,
-                        num_threads: int | None, alloc=None):
+                        num_threads: int | None, alloc=None, groups=None):
         """``finish_columns`` of the encoding of ``texts``, in one C call.
 
         The same answer as ``finish_columns(*encode_columns(...), ...)``, without the
@@ -238,11 +269,13 @@ class NativeWordEncoder(_Batching):
         and columns are copied and written on every thread. ``alloc(nbytes)``, when
         given, makes each int64 column: a writable buffer of at least ``nbytes`` bytes
         with any contents (``encoding.array_pool`` reuses memory), every value of which
-        the C code writes.
+        the C code writes. ``groups`` (int64 bytes, sequence boundaries over ``texts``):
+        sequence ``j`` is ``texts[groups[j]:groups[j + 1]]``, their tokens joined (words
+        given pre-split, each encoded on its own); ``pair_rows`` then index sequences.
         """
         return self._core.encode_finish(texts, pair_rows, n_inputs, plans[0], plans[1],
                                         truncation, padding, want, _thread_count(num_threads),
-                                        alloc)
+                                        alloc, groups)
 
     def _raw_texts(self, texts, threads: int) -> list:
         """One ``ColumnTokens`` (the C type ``Row``) per text, made in one call."""
@@ -339,5 +372,6 @@ def _arrays_from_lists(results: list[tuple]) -> tuple:
     return ids, offsets, word_ids, row_splits
 
 
-__all__ = ["backend", "make_word_encoder", "unzip_items", "finish_columns", "texts_with_chars",
-           "NativeWordEncoder", "PythonWordEncoder", "IdsArrays", "EncodingArrays"]
+__all__ = ["backend", "explain_backend", "make_word_encoder", "unzip_items", "finish_columns",
+           "texts_with_chars", "NativeWordEncoder", "PythonWordEncoder", "IdsArrays",
+           "EncodingArrays"]

@@ -169,8 +169,6 @@ static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
 {
     int64_t total = l->row_splits[s->n_inputs];
     wp_columns c;
-    if (want & WANT_LISTS)
-        alloc = Py_None; /* the ids column only lives until the lists are made */
     PyObject *ids = column_bytes(total, 1, &c.ids, alloc);
     PyObject *types = ids ? column_bytes(total, want & WANT_TYPES, &c.type_ids, alloc) : NULL;
     PyObject *special = types ? column_bytes(total, want & WANT_SPECIAL, &c.special, alloc)
@@ -234,6 +232,10 @@ typedef struct {
     const int64_t *pair_rows; /* NULL: no pairs */
     Py_ssize_t n_inputs;
     PyObject *alloc; /* makes the columns, or None: bytearrays */
+    /* NULL: each text is a sequence; else sequence j is texts [groups[j], groups[j + 1])
+     * joined (pre-split words), and pair_rows index sequences */
+    const int64_t *groups;
+    Py_ssize_t n_seqs;
 } finish_opts;
 
 /* Input i's finished ids as a list: the plan's pieces, its rows cut as kept. */
@@ -330,7 +332,8 @@ fail:
 static PyObject *encode_columns(EncoderObject *self, batch *b, const finish_opts *o,
                                 int threads)
 {
-    if (wp_batch_split(b, o->n_inputs, o->pair_rows, threads) < 0
+    if (wp_batch_split(b, o->groups ? b->n : o->n_inputs, o->groups ? NULL : o->pair_rows,
+                       threads) < 0
         || wp_batch_run(self, b, threads, NULL, NULL) < 0)
         return NULL;
     for (Py_ssize_t r = 0; r < b->n; r++)
@@ -352,9 +355,16 @@ static PyObject *encode_columns(EncoderObject *self, batch *b, const finish_opts
         PyErr_NoMemory();
     } else {
         wp_batch_flatten(b, threads, &f);
-        wp_sequences s = {f.ids, f.offsets, f.splits, o->pair_rows, o->n_inputs};
-        out = wp_layout_and_finish(&s, &o->single, &o->pair, &o->t, &o->p, o->want, threads,
-                                o->alloc);
+        /* a sequence's words are consecutive rows: their tokens too */
+        int64_t *seq_splits = o->groups ? PyMem_Malloc(((size_t)o->n_seqs + 1) * 8) : f.splits;
+        for (Py_ssize_t j = 0; o->groups && seq_splits && j <= o->n_seqs; j++)
+            seq_splits[j] = f.splits[o->groups[j]];
+        wp_sequences s = {f.ids, f.offsets, seq_splits, o->pair_rows, o->n_inputs};
+        out = seq_splits ? wp_layout_and_finish(&s, &o->single, &o->pair, &o->t, &o->p,
+                                                o->want, threads, o->alloc)
+                         : PyErr_NoMemory();
+        if (o->groups)
+            PyMem_Free(seq_splits);
     }
     PyMem_Free(f.splits);
     PyMem_Free(f.ids);
@@ -392,6 +402,40 @@ static int64_t *read_pair_rows(PyObject *obj, Py_ssize_t n_inputs, Py_ssize_t n_
     return rows;
 }
 
+/* A private copy of groups (n_seqs + 1 int64 text boundaries, 0 to n_texts, in order),
+ * or NULL (None, or an error: *err). */
+static int64_t *read_groups(PyObject *obj, Py_ssize_t n_texts, Py_ssize_t *n_seqs, int *err)
+{
+    *err = 0;
+    *n_seqs = n_texts;
+    if (obj == Py_None)
+        return NULL;
+    Py_buffer view;
+    *err = 1;
+    if (wp_column_view(obj, &view, 8, -1, "groups") < 0)
+        return NULL;
+    Py_ssize_t n = view.len / 8;
+    const int64_t *g = view.buf;
+    int64_t *groups = NULL;
+    if (n < 1 || g[0] != 0 || g[n - 1] != n_texts)
+        PyErr_Format(PyExc_ValueError, "groups must run from 0 to the %zd texts", n_texts);
+    else if (!(groups = PyMem_Malloc((size_t)n * 8)))
+        PyErr_NoMemory();
+    for (Py_ssize_t j = 0; groups && j < n; j++) {
+        groups[j] = g[j];
+        if (j > 0 && groups[j] < groups[j - 1]) {
+            PyErr_Format(PyExc_ValueError, "groups[%zd] = %lld is below groups[%zd]", j,
+                         (long long)groups[j], j - 1);
+            PyMem_Free(groups);
+            groups = NULL;
+        }
+    }
+    PyBuffer_Release(&view);
+    *err = groups == NULL;
+    *n_seqs = n - 1;
+    return groups;
+}
+
 static int read_opts(PyObject *const objs[4], int want, finish_opts *o)
 {
     o->want = want;
@@ -400,16 +444,18 @@ static int read_opts(PyObject *const objs[4], int want, finish_opts *o)
 }
 
 /* Encoder.encode_finish(texts, pair_rows, n_inputs, single, pair, truncation, padding,
- * want, threads): _core.finish over the encoding of texts, without the columns between. */
+ * want, threads[, alloc[, groups]]): _core.finish over the encoding of texts, without the
+ * columns between; with groups, each sequence is a run of texts (see finish_opts). */
 PyObject *wp_encode_finish(EncoderObject *self, PyObject *args)
 {
-    PyObject *texts, *rows_obj, *objs[4];
+    PyObject *texts, *rows_obj, *objs[4], *groups_obj = Py_None;
     Py_ssize_t n_inputs;
     int want, threads, err;
     finish_opts o;
     o.alloc = Py_None;
-    if (!PyArg_ParseTuple(args, "OOnOOOOii|O:encode_finish", &texts, &rows_obj, &n_inputs,
-                          &objs[0], &objs[1], &objs[2], &objs[3], &want, &threads, &o.alloc)
+    if (!PyArg_ParseTuple(args, "OOnOOOOii|OO:encode_finish", &texts, &rows_obj, &n_inputs,
+                          &objs[0], &objs[1], &objs[2], &objs[3], &want, &threads, &o.alloc,
+                          &groups_obj)
         || read_opts(objs, want, &o) < 0)
         return NULL;
     if (o.alloc != Py_None && !PyCallable_Check(o.alloc))
@@ -420,9 +466,16 @@ PyObject *wp_encode_finish(EncoderObject *self, PyObject *args)
     if (!seq)
         return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n_inputs < 0 || n_inputs > n) {
+    o.groups = read_groups(groups_obj, n, &o.n_seqs, &err);
+    if (err) {
         Py_DECREF(seq);
-        return PyErr_Format(PyExc_ValueError, "n_inputs %zd: not 0 to %zd", n_inputs, n);
+        return NULL;
+    }
+    if (n_inputs < 0 || n_inputs > o.n_seqs) {
+        Py_DECREF(seq);
+        PyMem_Free((void *)o.groups);
+        return PyErr_Format(PyExc_ValueError, "n_inputs %zd: not 0 to %zd", n_inputs,
+                            o.n_seqs);
     }
     o.n_inputs = n_inputs;
     o.pair_rows = NULL;
@@ -431,16 +484,17 @@ PyObject *wp_encode_finish(EncoderObject *self, PyObject *args)
     b.want_offsets = (want & WANT_OFFSETS) != 0;
     PyObject *out = NULL;
     if (wp_batch_collect(self, &b, PySequence_Fast_ITEMS(seq), n, 0) == 0) {
-        o.pair_rows = read_pair_rows(rows_obj, n_inputs, n, &err); /* may run Python code */
+        o.pair_rows = read_pair_rows(rows_obj, n_inputs, o.n_seqs, &err); /* may run Python */
         if (err)
             out = NULL;
-        else if (want == WANT_LISTS && !o.p.on) /* ids alone, unpadded */
+        else if (want == WANT_LISTS && !o.p.on && !o.groups) /* ids alone, unpadded */
             out = encode_lists(self, &b, &o, threads);
         else
             out = encode_columns(self, &b, &o, threads);
     }
     wp_batch_free(&b);
     PyMem_Free((void *)o.pair_rows);
+    PyMem_Free((void *)o.groups);
     Py_DECREF(seq);
     return out;
 }
