@@ -16,7 +16,14 @@ import wordpieces as wp
 from tests.shared_data import shared_path
 from wordpieces.learn.counting import count_words
 from wordpieces.learn.learners.bottom_up import learn_bottom_up
-from wordpieces.learn.learners.refine import Segmenter, greedy_cost, refine
+from wordpieces.learn.learners.refine import (
+    Segmenter,
+    adjacent_joins,
+    greedy_cost,
+    refine,
+    removal_losses,
+    update_joins,
+)
 from wordpieces.learn.training import train
 
 SPECIALS = ["[PAD]", "[UNK]"]
@@ -71,6 +78,42 @@ def test_refined_vocabulary_does_not_depend_on_the_counts_order(counts, extra, r
     rng.shuffle(items)
     assert (learn_bottom_up(dict(items), size, special_tokens=SPECIALS, refine=True)
             == learn_bottom_up(counts, size, special_tokens=SPECIALS, refine=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(COUNTS, st.integers(0, 30), st.sampled_from(["##", ""]))
+def test_removal_losses_match_segmenting_again_without_the_token(counts, extra, prefix):
+    """Each loss (memoized rests included) is the cost of a fresh segmentation without it."""
+    vocab = learn_bottom_up(counts, len(SPECIALS) + len(alphabet(counts, prefix)) + extra,
+                            special_tokens=SPECIALS, continuing_subword_prefix=prefix)
+    words, weights = list(counts), list(counts.values())
+    seg = Segmenter(words, weights, vocab, prefix)
+    losses = removal_losses(seg, vocab, ceiling=float("inf"))
+    total = seg.total()
+    for token in vocab:
+        assert losses[token] == greedy_cost(words, weights, set(vocab) - {token}, prefix) - total
+    assert seg.vocab == set(vocab)  # every token is back
+
+
+@settings(max_examples=60, deadline=None)
+@given(COUNTS, st.integers(0, 20), st.lists(st.text(alphabet="abcdeé", min_size=2, max_size=5),
+                                            max_size=6), st.sampled_from(["##", ""]))
+def test_joins_kept_up_to_date_equal_the_joins_counted_again(counts, extra, added, prefix):
+    """``update_joins`` after words re-split gives what ``adjacent_joins`` counts afresh."""
+    vocab = learn_bottom_up(counts, len(SPECIALS) + len(alphabet(counts, prefix)) + extra,
+                            special_tokens=SPECIALS, continuing_subword_prefix=prefix)
+    seg = Segmenter(list(counts), list(counts.values()), vocab, prefix)
+    joins = adjacent_joins(seg)
+    for token in added:
+        seg.add(prefix + token if prefix and token[0] > "c" else token)
+    changed = []
+    for index, word in enumerate(seg.words):
+        pieces = seg.segment(word)
+        if pieces != seg.pieces[index]:
+            changed.append((index, seg.pieces[index], pieces))
+            seg.reassign(index, pieces)
+    update_joins(joins, seg, changed)
+    assert dict(joins) == dict(adjacent_joins(seg))
 
 
 def test_refine_swaps_a_shadowed_token_for_a_useful_one():

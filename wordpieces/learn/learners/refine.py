@@ -20,13 +20,15 @@ Not handled here: the merges themselves (``bottom_up``), tokenizing with the res
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from collections.abc import Iterable
 from itertools import pairwise
 
 from .common import greedy_pieces
 
-__all__ = ["refine_vocabulary", "refine", "greedy_cost", "Segmenter"]
+__all__ = ["refine_vocabulary", "refine", "greedy_cost", "Segmenter", "adjacent_joins",
+           "update_joins", "removal_losses"]
 
 # Swaps tried per batch at first; halved when a batch does not lower the cost.
 FIRST_BATCH = 1024
@@ -110,18 +112,39 @@ class Segmenter:
         prefix = self.prefix
         return tuple(prefix + piece if i or start else piece for i, piece in enumerate(pieces))
 
-    def tail_without(self, index: int, token: str) -> tuple[str, ...] | None:
-        """Word ``index``'s pieces with ``token`` out of the tables (re-split from its use)."""
+    def length(self, word: str, start: int = 0) -> int | None:
+        """How many pieces ``segment(word, start)`` has (None: [UNK]), without making them."""
+        pieces = greedy_pieces(word, self.tables, start)
+        return None if pieces is None else len(pieces)
+
+    def tail_without(self, index: int, token: str, memo: dict | None = None) -> int | None:
+        """How many pieces word ``index`` has with ``token`` out of the tables (None: [UNK]).
+
+        Only the rest from the token's first use is split again. ``memo`` (one per
+        removed token) keeps each rest's length: the words ending in the same rest (a
+        suffix token's users) split it once.
+        """
         pieces = self.pieces[index]
         assert pieces is not None
         at = pieces.index(token)
-        start = sum(len(self._split(p)[1]) for p in pieces[:at])
-        tail = self.segment(self.words[index], start)
-        return None if tail is None else pieces[:at] + tail
+        cut = len(self.prefix)
+        start = sum(len(p) - cut for p in pieces[:at]) + (cut if at else 0)
+        if memo is None:
+            tail = self.length(self.words[index], start)
+        else:
+            key = (start > 0, self.words[index][start:])  # all a split from start reads
+            if key not in memo:
+                memo[key] = self.length(self.words[index], start)
+            tail = memo[key]
+        return None if tail is None else at + tail
 
     def cost(self, index: int, pieces: tuple[str, ...] | None) -> int:
         """The tokens word ``index`` costs in all its occurrences, split as ``pieces``."""
         return self.counts[index] * (1 if pieces is None else len(pieces))
+
+    def cost_of(self, index: int, length: int | None) -> int:
+        """The tokens word ``index`` costs in all its occurrences in ``length`` pieces."""
+        return self.counts[index] * (1 if length is None else length)
 
     def total(self) -> int:
         """The training words' total greedy cost."""
@@ -172,8 +195,9 @@ def removal_losses(seg: Segmenter, tokens: Iterable[str], ceiling: float) -> dic
             losses[token] = weight
             continue
         seg.discard(token)
-        losses[token] = sum(seg.cost(i, seg.tail_without(i, token)) - seg.cost(i, seg.pieces[i])
-                            for i in users)
+        memo: dict[tuple[bool, str], int | None] = {}
+        losses[token] = sum(seg.cost_of(i, seg.tail_without(i, token, memo))
+                            - seg.cost(i, seg.pieces[i]) for i in users)
         seg.add(token)
     return losses
 
@@ -194,7 +218,7 @@ def adjacent_joins(seg: Segmenter) -> dict[str, int]:
 def exact_gain(seg: Segmenter, token: str) -> int:
     """The tokens the training words would save with ``token`` added."""
     seg.add(token)
-    gain = sum(seg.cost(i, seg.pieces[i]) - seg.cost(i, seg.segment(seg.words[i]))
+    gain = sum(seg.cost(i, seg.pieces[i]) - seg.cost_of(i, seg.length(seg.words[i]))
                for i in seg.touched_by(token))
     seg.discard(token)
     return gain
@@ -215,13 +239,13 @@ def refine(words: list[str], counts: list[int], vocab: list[str], protected: Ite
     gains: dict[str, int] = {}
     stale = {t for t in seg.vocab if t not in keep}
     came_in: dict[str, int] = {}
+    joins = adjacent_joins(seg)
     for round_ in range(rounds):
         if batch < 1:
             break
-        joins = adjacent_joins(seg)
-        ranked = sorted((t for t in joins if t not in seg.vocab), key=lambda t: (-joins[t], t))
-        gains = {t: gains[t] if t in gains else exact_gain(seg, t)
-                 for t in ranked[:CANDIDATES_PER_ROUND]}
+        ranked = heapq.nsmallest(CANDIDATES_PER_ROUND, (t for t in joins if t not in seg.vocab),
+                                 key=lambda t: (-joins[t], t))
+        gains = {t: gains[t] if t in gains else exact_gain(seg, t) for t in ranked}
         losses.update(removal_losses(seg, stale, ceiling=HEAVY * max(gains.values(), default=0)))
         victims = sorted(losses, key=lambda t: (losses[t], t))
         offers = sorted(gains, key=lambda t: (-gains[t], t))
@@ -233,13 +257,14 @@ def refine(words: list[str], counts: list[int], vocab: list[str], protected: Ite
         if changed is None:
             batch //= 2
             continue
-        stale = {p for old, new in changed for p in (*(old or ()), *(new or ()))
+        stale = {p for _, old, new in changed for p in (*(old or ()), *(new or ()))
                  if p not in keep and p in seg.vocab}
+        update_joins(joins, seg, changed)
         for victim, offer in swaps:
             losses.pop(victim, None)
             stale.add(offer)
             came_in[offer] = round_
-        moved = {t for old, new in changed for pieces in (old, new) if pieces
+        moved = {t for _, old, new in changed for pieces in (old, new) if pieces
                  for t in _joins(pieces, len(prefix))}
         gains = {t: g for t, g in gains.items() if t not in moved and t not in seg.vocab}
     order = {t: i for i, t in enumerate(vocab)}
@@ -250,10 +275,23 @@ def _joins(pieces: tuple[str, ...], cut: int) -> list[str]:
     return [left + right[cut:] for left, right in pairwise(pieces)]
 
 
+def update_joins(joins: dict[str, int], seg: Segmenter, changed) -> None:
+    """Keep ``joins`` equal to ``adjacent_joins(seg)`` after the words in ``changed`` moved."""
+    cut = len(seg.prefix)
+    for index, old, new in changed:
+        count = seg.counts[index]
+        for join in _joins(old or (), cut):
+            joins[join] -= count
+            if not joins[join]:
+                del joins[join]
+        for join in _joins(new or (), cut):
+            joins[join] = joins.get(join, 0) + count
+
+
 def _apply(seg: Segmenter, swaps: list[tuple[str, str]]):
     """Make ``swaps`` (remove, add); keep them if the total cost drops, else undo.
 
-    Returns the (old, new) pieces of the words that changed, or None when undone.
+    Returns (index, old pieces, new pieces) of the words that changed, or None when undone.
     """
     touched: set[int] = set()
     for victim, offer in swaps:
@@ -273,6 +311,6 @@ def _apply(seg: Segmenter, swaps: list[tuple[str, str]]):
     changed = []
     for index, pieces in new.items():
         if pieces != seg.pieces[index]:
-            changed.append((seg.pieces[index], pieces))
+            changed.append((index, seg.pieces[index], pieces))
             seg.reassign(index, pieces)
     return changed
