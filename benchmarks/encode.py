@@ -8,8 +8,10 @@ Datasets are of two kinds. The shapes users feed, all English with bert-base-unc
 ``short-lines`` (the non-blank lines of tinyshakespeare.txt, ~35 B each), ``prose-lines``
 (the non-blank lines of the Gutenberg novels, ~60 B), ``paragraphs`` (their blank-line-
 separated blocks and WikiText-2's, whitespace-joined) and ``pairs`` (consecutive prose
-lines as (text, pair)); and corpora in several languages (English WikiText-2 and
-Gutenberg, Portuguese, Chinese, the UDHR in ~190 languages), cut into non-blank lines.
+lines as (text, pair)), and ``multilingual`` (the UDHR in every script plus a Chinese
+novel, one line of each file in turn, bert-base-multilingual-cased); and corpora in
+several languages (English WikiText-2 and Gutenberg, Portuguese, Chinese, the UDHR in
+~190 languages), cut into non-blank lines (``encode_data.py``).
 For each dataset every engine encodes the same items, best of ``--repeat``
 runs, each engine in its own process (so that its peak RSS is its own). "1 thread"
 engines are pinned to one core (``sched_setaffinity``); "all cores" ones are not. The
@@ -27,7 +29,10 @@ wordpieces (native, 1 thread) is when it gives the same kind of output:
 - ``call``: the transformers-style call ``tok(texts, padding=True, truncation=True,
   max_length=128, return_tensors="np")`` (vs ``wp-call``), against transformers'
   ``BertTokenizerFast`` with the same call and HF ``tokenizers`` with the same padding,
-  truncation and special tokens enabled, its columns made numpy arrays.
+  truncation and special tokens enabled, its columns made numpy arrays;
+- ``truncated``: ids with ``[CLS]``/``[SEP]``, cut at 128, as lists: ``tok(texts,
+  truncation=True, max_length=128)["input_ids"]`` (vs ``wp-trunc``), against
+  flash-tokenizer, blingfire (per text, no special tokens: 126 ids) and HF.
 
 Engines: wordpieces native through its word encoder (ids, ids as numpy, with offsets;
 1 thread and all cores) and through the public ``wordpieces.Tokenizer`` (Encodings, read
@@ -35,15 +40,21 @@ or not; 1 thread and all cores), wordpieces pure Python (the same, cold word cac
 Encodings also with a warm one), Hugging Face ``tokenizers`` (``encode_batch`` with its
 default threads and with one, read or not; ``encode_batch_fast``), TensorFlow Text
 ``BertTokenizer`` and ``FastBertTokenizer`` (LinMaxMatch) when importable, here or in
-``--tf-python``. Missing libraries are reported as "not installed". The ``Tokenizer``
-engines use ``flavor="huggingface"``, so they give HF's exact output (without special
-tokens, as the HF engines are run).
+``--tf-python``, flash-tokenizer and blingfire (the ``[bench]`` extra;
+``encode_engines.py`` says how each is called). Missing libraries are reported as
+"not installed". The ``Tokenizer`` engines use ``flavor="huggingface"``, so they give
+HF's exact output (without special tokens, as the HF engines are run).
+
+``--forms [FORM ...]`` and ``--latency`` run instead every engine in one process,
+alternating, with each engine's agreement with HF beside its speed: every form of the
+transformers-style call, and one text per call (``encode_forms.py``). ``--quick`` makes
+any mode a smoke run (tiny cuts, 2 rounds).
 
 ``--stream-mb N`` also encodes an N MB file (built from the corpora) in streaming mode,
 batch by batch, and reports its peak RSS.
 
 Not handled here: vocabulary learning speed (``benchmarks/learn*.py``), correctness
-(the differential tests in ``tests/``).
+(the differential tests in ``tests/``; ``--forms`` prints how many items equal HF's).
 """
 
 from __future__ import annotations
@@ -59,35 +70,31 @@ import tempfile
 import time
 from pathlib import Path
 
+import encode_forms
+from encode_data import (
+    CORPORA,
+    DATASETS,
+    PAIRS,
+    columns,
+    dataset_lines,
+    item_bytes,
+    lowercase,
+    texts_of,
+    vocab_path,
+)
+from encode_engines import (
+    CALL,
+    MAX_LENGTH,
+    engine_blingfire,
+    engine_flash,
+    engine_hf,
+    engine_tf,
+    engine_trf,
+    read_all,
+)
+from encode_forms import FORMS
+
 HERE = Path(__file__).resolve()
-SHARED = Path(os.environ.get("WORDPIECES_SHARED", HERE.parents[2] / "shared"))
-CORPORA, VOCABS = SHARED / "corpora", SHARED / "vocab"
-
-# name: (corpus files, vocabulary, lowercase); the SHAPES below are cut differently
-DATASETS = {
-    "wikitext2": (["english/wikitext2/wiki.test.raw"], "bert-base-uncased", True),
-    "gutenberg": (["english/gutenberg/pg1342_austen_pride_and_prejudice.txt"],
-                  "bert-base-uncased", True),
-    "portuguese": (["portuguese/machado_dom_casmurro.txt", "portuguese/camoes_os_lusiadas.txt",
-                    "portuguese/eca_de_queiros_a_cidade_e_as_serras.txt"],
-                   "bert-base-multilingual-cased", False),
-    "chinese": (["multilingual/zh_cao_xueqin_hongloumeng.txt"], "bert-base-chinese", True),
-    "udhr": (["multilingual/udhr/*.txt"], "bert-base-multilingual-cased", False),
-    # every English text once (~11 MB): a pure-Python word cache starts cold and warms
-    # up as it goes, as when a user encodes a corpus
-    "english-all": (["english/**/*.txt", "english/**/*.raw"], "bert-base-uncased", True),
-    # the shapes users feed (issue 12): all bert-base-uncased, English
-    "short-lines": (["english/tinyshakespeare.txt"], "bert-base-uncased", True),
-    "prose-lines": (["english/gutenberg/*.txt"], "bert-base-uncased", True),
-    "paragraphs": (["english/gutenberg/*.txt", "english/wikitext2/*"], "bert-base-uncased", True),
-    "pairs": (["english/gutenberg/*.txt"], "bert-base-uncased", True),
-}
-# How a shape dataset cuts its files: blank-line-separated blocks joined by single spaces
-# ("paragraphs"), or consecutive non-blank lines taken two by two as (text, pair) ("pairs").
-PARAGRAPHS, PAIRS = {"paragraphs"}, {"pairs"}
-# The transformers-style call every "call" engine makes (the options users feed a model)
-CALL = {"padding": True, "truncation": True, "max_length": 128, "return_tensors": "np"}
-
 # name: (label, pinned to one core, output kind)
 ENGINES = {
     "wp-ids": ("wordpieces native, 1 thread, ids", True, "ids"),
@@ -115,6 +122,14 @@ ENGINES = {
                 "call"),
     "wp-py-call": ("wordpieces pure Python, tok(texts, padding, truncation 128, 'np')", True,
                    "call"),
+    "wp-trunc": ("wordpieces native, 1 thread, tok(texts, truncation 128)['input_ids'] (lists)",
+                 True, "truncated"),
+    "flash-1": ("flash-tokenizer batch_encode(texts, 'longest', 128, parallel=False) (lists)",
+                True, "truncated"),
+    "blingfire-1": ("blingfire text_to_ids per text, 126 ids, no special tokens (lists)", True,
+                    "truncated"),
+    "hf-trunc-1": ("HF tokenizers encode_batch, special tokens, truncation 128, read ids, "
+                   "1 thread", True, "truncated"),
     "trf-call": ("transformers BertTokenizerFast(texts, padding, truncation 128, 'np'), "
                  "1 thread", True, "call"),
     "hf-call-1": ("HF tokenizers, padding + truncation 128 enabled, encode_batch, ids + masks "
@@ -130,69 +145,6 @@ ENGINES = {
 }
 
 
-# ---------------------------------------------------------------- data (parent and child)
-
-
-def dataset_lines(name: str, max_mb: float | None = None) -> list:
-    """The items of a dataset as the engines receive them: texts, or (text, pair) tuples.
-
-    Lines are the non-blank lines of the files; paragraphs their blank-line-separated
-    blocks, whitespace-joined; pairs two consecutive non-blank lines.
-    """
-    files = DATASETS[name][0]
-    paths = sorted(p for pattern in files for p in CORPORA.glob(pattern))
-    if not paths:
-        sys.exit(f"no corpus files for {name} under {CORPORA}")
-    items, size = [], 0
-    for path in paths:
-        for item in _cut(name, path.read_text(encoding="utf-8-sig")):
-            items.append(item)
-            size += item_bytes(item)
-            if max_mb and size >= max_mb * 1e6:
-                return items
-    return items
-
-
-def _cut(name: str, text: str) -> list:
-    lines = [line.rstrip("\r") for line in text.split("\n")]
-    if name in PARAGRAPHS:
-        blocks, block = [], []
-        for line in lines + [""]:
-            if line.strip():
-                block.append(line.strip())
-            elif block:
-                blocks.append(" ".join(block))
-                block = []
-        return blocks
-    lines = [line for line in lines if line.strip()]
-    if name in PAIRS:
-        return list(zip(lines[0::2], lines[1::2], strict=False))  # an odd last line waits
-    return lines
-
-
-def item_bytes(item) -> int:
-    """UTF-8 bytes of a text, or of both texts of a pair."""
-    texts = item if isinstance(item, tuple) else (item,)
-    return sum(len(t.encode("utf-8")) for t in texts)
-
-
-def columns(items: list) -> tuple[list[str], list[str] | None]:
-    """Texts and pairs as the transformers-style call takes them."""
-    if items and isinstance(items[0], tuple):
-        return [a for a, _ in items], [b for _, b in items]
-    return items, None
-
-
-def texts_of(items: list) -> list[str]:
-    """Every text of the items, pairs flattened (for the alphabet shown before timing)."""
-    return [t for item in items for t in (item if isinstance(item, tuple) else (item,))]
-
-
-def vocab_path(name: str) -> str:
-    return str(VOCABS / f"{DATASETS[name][1]}.vocab.txt")
-
-
-# ---------------------------------------------------------------- engines (child)
 
 
 _VOCABS: dict = {}
@@ -211,8 +163,7 @@ def make_wordpieces(dataset: str, python: bool):
         raise RuntimeError(backend())
     if dataset not in _VOCABS:
         _VOCABS[dataset] = Vocab.from_file(vocab_path(dataset))
-    lowercase = DATASETS[dataset][2]
-    return make_word_encoder(BertNormalizer(lowercase=lowercase), BertPreTokenizer(),
+    return make_word_encoder(BertNormalizer(lowercase=lowercase(dataset)), BertPreTokenizer(),
                              WordPiece(_VOCABS[dataset], max_input_chars_per_word=200))
 
 
@@ -259,17 +210,8 @@ def make_tokenizer(dataset: str, python: bool):
 
     if (wordpieces.backend() == "native") == python:
         raise RuntimeError(wordpieces.backend())
-    return wordpieces.Tokenizer.from_vocab(vocab_path(dataset), lowercase=DATASETS[dataset][2],
+    return wordpieces.Tokenizer.from_vocab(vocab_path(dataset), lowercase=lowercase(dataset),
                                            flavor="huggingface")
-
-
-def read_all(encodings) -> int:
-    """Read what a training loop reads of every Encoding; return the number of tokens."""
-    tokens = 0
-    for e in encodings:
-        ids, _, _ = e.ids, e.offsets, e.attention_mask
-        tokens += len(ids)
-    return tokens
 
 
 class EncodingsEngine:
@@ -309,7 +251,9 @@ class TokenizerCallEngine(EncodingsEngine):
     """The public ``Tokenizer`` as a training loop calls it: ids as lists, or ``tok(...)``.
 
     ``wp-tok-ids``: ``encode_batch_ids`` without special tokens (the ids figure of the
-    speed goals); ``*-call``: ``tok(texts[, pairs], **CALL)``, arrays of every column.
+    speed goals); ``wp-trunc``: ``tok(texts[, pairs], truncation=True, max_length=128)``'s
+    ids as lists (what flash-tokenizer gives); ``*-call``: ``tok(texts[, pairs], **CALL)``,
+    arrays of every column.
     """
 
     def __call__(self, items: list) -> int:
@@ -317,100 +261,22 @@ class TokenizerCallEngine(EncodingsEngine):
             ids = self.tok.encode_batch_ids(items, add_special_tokens=False, num_threads=1)
             return sum(map(len, ids))
         texts, pairs = columns(items)
+        if self.engine == "wp-trunc":
+            out = self.tok(texts, pairs, truncation=True, max_length=MAX_LENGTH, num_threads=1)
+            return sum(map(len, out["input_ids"]))
         out = self.tok(texts, pairs, **CALL)
         return int(out["attention_mask"].sum())
 
 
 def engine_wp(engine: str, dataset: str):
     parts = engine.split("-")
-    if "call" in parts or engine == "wp-tok-ids":
+    if "call" in parts or engine in ("wp-tok-ids", "wp-trunc"):
         return TokenizerCallEngine(engine, dataset)
     if "enc" in parts:
         return EncodingsEngine(engine, dataset)
     if dataset in PAIRS:
         raise NotImplementedError("the word encoder takes no pairs")
     return WordpiecesEngine(engine, dataset)
-
-
-def engine_trf(engine: str, dataset: str):
-    """transformers' ``BertTokenizerFast`` called with ``CALL`` (its Rust core on 1 thread)."""
-    os.environ["RAYON_NUM_THREADS"] = "1"
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from transformers import BertTokenizerFast
-
-    tok = BertTokenizerFast(vocab_file=vocab_path(dataset), do_lower_case=DATASETS[dataset][2])
-
-    def run(items):
-        texts, pairs = columns(items)
-        return int(tok(texts, pairs, **CALL)["attention_mask"].sum())
-
-    return run
-
-
-def engine_hf(engine: str, dataset: str):
-    if engine != "hf":
-        os.environ["RAYON_NUM_THREADS"] = "1"
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
-
-    tok = Tokenizer(models.WordPiece.from_file(vocab_path(dataset), unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=DATASETS[dataset][2])
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    if engine == "hf-fast-1":
-        return lambda lines: sum(len(e.ids) for e in
-                                 tok.encode_batch_fast(lines, add_special_tokens=False))
-    if engine == "hf-call-1":
-        return hf_call(tok)
-    count = read_all if engine.endswith("-read") else lambda encs: sum(map(len, encs))
-    return lambda lines: count(tok.encode_batch(lines, add_special_tokens=False))
-
-
-def hf_call(tok):
-    """HF ``tokenizers`` with the call's padding and truncation, columns made numpy arrays."""
-    import numpy as np
-    from tokenizers.processors import BertProcessing
-
-    vocab = tok.get_vocab()
-    tok.post_processor = BertProcessing(("[SEP]", vocab["[SEP]"]), ("[CLS]", vocab["[CLS]"]))
-    tok.enable_truncation(max_length=CALL["max_length"])
-    tok.enable_padding(pad_id=vocab["[PAD]"], pad_token="[PAD]")
-
-    def run(items):
-        encodings = tok.encode_batch(items)
-        columns = {name: np.array([getattr(e, name) for e in encodings], dtype=np.int64)
-                   for name in ("ids", "type_ids", "attention_mask")}
-        return int(columns["attention_mask"].sum())
-
-    return run
-
-
-def engine_tf(engine: str, dataset: str):
-    if dataset in PAIRS:
-        raise NotImplementedError("TF Text's tokenizers take no pairs")
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    import tensorflow as tf
-    import tensorflow_text as text
-
-    tf.config.threading.set_intra_op_parallelism_threads(1)
-    tf.config.threading.set_inter_op_parallelism_threads(1)
-    lower = DATASETS[dataset][2]
-    if engine == "tf-bert":
-        tok = text.BertTokenizer(vocab_path(dataset), lower_case=lower, token_out_type=tf.int64)
-        tokenize = tok.tokenize
-    else:
-        # split on "\n" only: some vocabularies hold U+0085 or U+2028 inside tokens
-        vocab = Path(vocab_path(dataset)).read_text(encoding="utf-8").rstrip("\n").split("\n")
-        tok = text.FastBertTokenizer(vocab=vocab, lower_case_nfd_strip_accents=lower,
-                                     token_out_type=tf.int64)
-        tokenize = tok.tokenize_with_offsets if engine == "tf-fast-offsets" else tok.tokenize
-
-    def run(lines):
-        n = 0
-        for i in range(0, len(lines), 1024):
-            out = tokenize(tf.constant(lines[i:i + 1024]))
-            n += int((out[0] if isinstance(out, tuple) else out).flat_values.shape[0])
-        return n
-
-    return run
 
 
 def child(engine: str, dataset: str, repeat: int, max_mb: float | None, clock: str) -> dict:
@@ -423,8 +289,8 @@ def child(engine: str, dataset: str, repeat: int, max_mb: float | None, clock: s
     now = time.process_time if clock == "cpu" and pinned else time.perf_counter
     lines = dataset_lines(dataset, max_mb)
     size = sum(map(item_bytes, lines))
-    maker = {"wp": engine_wp, "hf": engine_hf, "tf": engine_tf,
-             "trf": engine_trf}[engine.split("-")[0]]
+    maker = {"wp": engine_wp, "hf": engine_hf, "tf": engine_tf, "trf": engine_trf,
+             "flash": engine_flash, "blingfire": engine_blingfire}[engine.split("-")[0]]
     try:
         run = maker(engine, dataset)
     except ImportError as e:
@@ -509,7 +375,7 @@ def table(dataset: str, results: dict[str, dict]) -> str:
     ids_base = "wp-tok-ids" if "mb_s" in results.get("wp-tok-ids", {}) else "wp-ids"
     base = {kind: results.get(e, {}).get("mb_s") for kind, e in
             (("ids", ids_base), ("offsets", "wp-offsets"), ("encodings", "wp-enc"),
-             ("read", "wp-enc-read"), ("call", "wp-call"))}
+             ("read", "wp-enc-read"), ("call", "wp-call"), ("truncated", "wp-trunc"))}
     for engine, (label, _, kind) in ENGINES.items():
         r = results.get(engine)
         if r is None:
@@ -536,9 +402,13 @@ def versus_hf(results: dict[str, dict]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS))
+    parser.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=None,
+                        help="default: every dataset; --forms: short-lines prose-lines "
+                             "paragraphs multilingual; --latency: gutenberg")
     parser.add_argument("--engines", nargs="+", choices=list(ENGINES), default=list(ENGINES))
-    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="best of this many runs (default 3; --forms/--latency: best and "
+                             "median of 5 rounds; --quick: 2)")
     parser.add_argument("--max-mb", type=float, default=None, help="cut each dataset")
     parser.add_argument("--tf-python", default=sys.executable,
                         help="interpreter that has tensorflow-text (default: this one)")
@@ -547,8 +417,27 @@ def main(argv: list[str] | None = None) -> None:
                              "busy machine); all-cores engines always use the wall clock")
     parser.add_argument("--stream-mb", type=int, default=0,
                         help="also stream-encode a file of this many MB")
+    parser.add_argument("--forms", nargs="*", choices=list(FORMS), default=None,
+                        help="every engine in one process, alternating: these forms of the "
+                             "call (none named: all), one table per dataset and form")
+    parser.add_argument("--latency", action="store_true",
+                        help="one text per call, µs per call (with --forms: both)")
+    parser.add_argument("--lines", type=int, default=2000,
+                        help="--latency: texts to encode one by one (default 2000)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: --max-mb 0.02, --lines 200, --repeat 2 unless given")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.quick:
+        args.max_mb = args.max_mb or 0.02
+        args.repeat = args.repeat or 2
+        args.lines = min(args.lines, 200)
+    if args.forms is not None or args.latency:
+        encode_forms.main(args.forms, args.latency, args.datasets, args.repeat or 5,
+                          args.max_mb, args.lines, args.clock)
+        return
+    args.repeat = args.repeat or 3
+    args.datasets = args.datasets or list(DATASETS)
     if args.child:
         if args.child[0] == "stream":
             print(json.dumps(stream_child(args.child[1])))
