@@ -186,3 +186,20 @@ def table(title: str, unit: str, base_label: str, rows: Sequence[Row]) -> str:
 
 def _num(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+def grid(title: str, rows: Sequence[str], columns: Sequence[str],
+         cell: Callable[[str, str], str]) -> str:
+    """A Markdown table of ``cell(row, column)`` for every row and column name.
+
+    >>> print(grid("t", ["a"], ["x", "y"], lambda r, c: r + c))
+    ### t
+    <BLANKLINE>
+    | | x | y |
+    |---|---:|---:|
+    | a | ax | ay |
+    """
+    lines = [f"### {title}", "", "| | " + " | ".join(columns) + " |",
+             "|---|" + "---:|" * len(columns)]
+    lines += [f"| {r} | " + " | ".join(cell(r, c) for c in columns) + " |" for r in rows]
+    return "\n".join(lines)

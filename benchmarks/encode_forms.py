@@ -53,6 +53,7 @@ from encode_compare import (
     Timings,
     agreement,
     alternate,
+    grid,
     pairs_of,
     summarize,
     table,
@@ -326,8 +327,8 @@ def warm_texts(texts: list[str]) -> list[str]:
 
 
 def run_forms(forms: list[str], datasets: list[str], repeat: int, max_mb: float | None,
-              now: Callable[[], float]) -> dict[tuple[str, str], list[Row]]:
-    """Print one table per dataset and form; return the rows by (dataset, form)."""
+              now: Callable[[], float]) -> dict[tuple[str, str], dict[str, Row]]:
+    """Print one table per dataset and form, then the summary; return the rows by engine."""
     results = {}
     for dataset in datasets:
         texts = texts_of(dataset_lines(dataset, max_mb))
@@ -338,12 +339,30 @@ def run_forms(forms: list[str], datasets: list[str], repeat: int, max_mb: float 
             rows = measure(list(FORM_ENGINES), engines, errors, items,
                            form_items(form, warm_texts(texts)), repeat, now, "wp",
                            partial(mb_per_s, size), hf_reference(engines, errors))
-            rows = [r for r in rows if not r.error.startswith("n/a")]  # no such form
-            results[dataset, form] = rows
+            named = zip(FORM_ENGINES, rows, strict=True)
+            results[dataset, form] = {name: row for name, row in named
+                                      if not row.error.startswith("n/a")}  # no such form
             title = (f"{dataset}, {form}: {FORMS[form][0]} ({size / 1e6:.2f} MB, "
                      f"{len(items):,} items, vocab {DATASETS[dataset][1]})")
-            print("\n" + table(title, "MB/s", "wordpieces", rows), flush=True)
+            print("\n" + table(title, "MB/s", "wordpieces",
+                               list(results[dataset, form].values())), flush=True)
+    print("\n" + grid("summary: wordpieces MB/s (best), and how many times faster than "
+                      "transformers / flash-tokenizer (best against best)", forms, datasets,
+                      lambda form, dataset: summary_cell(results[dataset, form])), flush=True)
     return results
+
+
+def summary_cell(rows: dict[str, Row]) -> str:
+    """wordpieces' MB/s and its speed over transformers' and flash-tokenizer's, if they ran."""
+    wp = rows.get("wp")
+    if wp is None or wp.best is None:
+        return wp.error if wp else "–"
+    parts = [f"{wp.best:.1f}"]
+    for name, short in (("trf", "trf"), ("flash", "flash")):
+        row = rows.get(name)
+        if row is not None and row.times_best is not None:
+            parts.append(f"{row.times_best:.1f}× {short}")
+    return ", ".join(parts)
 
 
 # ---------------------------------------------------------------- latency
