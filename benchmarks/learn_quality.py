@@ -12,8 +12,9 @@ and its actual size is reported):
 - HF ``tokenizers``' ``WordPieceTrainer`` (``Tokenizer.train(files, trainer)``, its
   default threads; BPE by count underneath),
 - SentencePiece's unigram trainer on the same counted words, where ``sentencepiece`` is
-  installed (its pieces read by MaxMatch: ``▁x`` as ``x``, others as ``##x``, plus the
-  alphabet in both forms, cut to the size).
+  installed (``pip install sentencepiece``: a benchmark-only dependency; its pieces read
+  by MaxMatch: ``▁x`` as ``x``, others as ``##x``, plus the alphabet in both forms, cut
+  to the size; its trainer stops short of a size the words cannot fill).
 
 Every run is a child process that counts and learns (train time = counting + learning,
 wall clock; CPU time of the process, HF's threads included; peak RSS of the process).
@@ -103,7 +104,7 @@ def learn_hf(files: list[str], vocab_size: int) -> dict:
     tok.train(files, trainer)
     vocab = tok.get_vocab()
     return {"count_s": None, "learn_s": time.perf_counter() - start,
-            "vocab": sorted(vocab, key=vocab.get), "words": None}
+            "vocab": sorted(vocab, key=lambda token: vocab[token]), "words": None}
 
 
 def has_sentencepiece() -> bool:
@@ -115,7 +116,14 @@ def has_sentencepiece() -> bool:
 
 
 def learn_sentencepiece(counts, vocab_size: int) -> list[str]:
-    """A unigram model on the counted words, its pieces as a WordPiece vocabulary."""
+    """A unigram model on the counted words, its pieces as a WordPiece vocabulary.
+
+    Each word is one sentence, repeated as often as counted (at most 1,000 times).
+    SentencePiece is asked for as many pieces as the room left after the special tokens
+    and the alphabet (both forms of every character) plus the alphabet's length, since
+    its single characters come back as tokens already there; the pieces are then cut to
+    the size, lowest scores (its last pieces) out. ``▁x`` reads as ``x``, ``x`` as ``##x``.
+    """
     import io
 
     import sentencepiece as spm
@@ -125,14 +133,15 @@ def learn_sentencepiece(counts, vocab_size: int) -> list[str]:
     model = io.BytesIO()
     words = (word for word, count in counts.items() for _ in range(min(count, 1000)))
     spm.SentencePieceTrainer.train(sentence_iterator=words, model_writer=model,
-                                   model_type="unigram", vocab_size=room + 3,
+                                   model_type="unigram", vocab_size=room + len(alphabet) + 4,
                                    character_coverage=1.0, hard_vocab_limit=False,
                                    minloglevel=2)
     processor = spm.SentencePieceProcessor(model_proto=model.getvalue())
-    pieces = [processor.id_to_piece(i) for i in range(processor.get_piece_size())]
-    tokens = [p[1:] if p.startswith("\u2581") else "##" + p for p in pieces
-              if p not in ("<unk>", "<s>", "</s>", "\u2581")]
-    merged = [t for t in dict.fromkeys(tokens) if t not in set(alphabet)]
+    pieces = [processor.id_to_piece(i) for i in range(processor.get_piece_size())
+              if not (processor.is_control(i) or processor.is_unknown(i))]
+    tokens = [p[1:] if p.startswith("\u2581") else "##" + p for p in pieces if p != "\u2581"]
+    taken = set(alphabet)
+    merged = [t for t in dict.fromkeys(tokens) if t not in taken]
     return SPECIALS + alphabet + merged[:room]
 
 
@@ -164,7 +173,7 @@ def child(learner: str, language: str, vocab_size: int, out: str) -> None:
 
 
 def held_out_lines(files: list[str]) -> list[str]:
-    lines = []
+    lines: list[str] = []
     for path in files:
         text = Path(path).read_text(encoding="utf-8-sig")
         lines.extend(line for line in text.splitlines() if line.strip())
@@ -181,7 +190,7 @@ def quality(vocab: list[str], lines: list[str]) -> dict:
     unk = vocab.index("[UNK]")
     tokens = words = unknown = whole = 0
     for enc in tok.encode_batch(lines, add_special_tokens=False):
-        per_word: dict[int, list[int]] = {}
+        per_word: dict[int | None, list[int]] = {}
         for wid, tid in zip(enc.word_ids, enc.ids, strict=True):
             per_word.setdefault(wid, []).append(tid)
         tokens += len(enc.ids)
