@@ -35,7 +35,7 @@ def test_bundle_loads_with_the_members_ids(saved, output):
         wp.load(saved / "en").encode("hello playing!").ids == [2, 5, 7, 8, 9, 3]
     assert bundle.pt.encode("Olá jogar").ids == [2, 5, 7, 8, 3]
     encoded = ok("encode", "-t", target, "--member", "pt", stdin="olá mundo\n").out
-    assert encoded.split() == ["5", "6"]  # the CLI adds no special tokens by default
+    assert encoded.split() == ["2", "5", "6", "3"]  # special tokens by default, as in Python
 
 
 def test_bundle_refuses_bad_members_naming_them(saved):

@@ -40,9 +40,9 @@ MAX_LINE_CHARS = 1 << 22
 ENCODE_EXAMPLES = """\
 examples:
   echo "Hello, world!" | wordpieces encode -t bert-base-uncased.vocab.txt
-      101 7592 1010 2088 999 102   (with --add-special-tokens; without: 7592 1010 2088 999)
+      101 7592 1010 2088 999 102   (with --no-add-special-tokens: 7592 1010 2088 999)
   wordpieces encode -t my-tok/ corpus.txt --format tokens -o corpus.tok
-  wordpieces encode -t my-tok/ corpus.txt --format jsonl --add-special-tokens --max-length 512
+  wordpieces encode -t my-tok/ corpus.txt --format jsonl --max-length 512
   wordpieces encode -t my-tok/ corpus.txt --format npy -o train.npy   # + train.idx.npy
   wordpieces encode -t my-tok/ shards/*.txt --engine dask --scheduler tcp://host:8786 -o out/
 
@@ -116,8 +116,10 @@ def _register_encode(sub, parents) -> None:
                              "with --engine dask)")
     parser.add_argument("--format", choices=FORMATS, default="ids", help="default: ids")
     parser.add_argument("--add-special-tokens", action=argparse.BooleanOptionalAction,
-                        default=False, help="add [CLS]/[SEP] (or the tokenizer's template); "
-                                            "default: no, as spm_encode")
+                        default=True, help="add [CLS]/[SEP] (or the tokenizer's template); "
+                                           "default: yes, as Tokenizer.encode and "
+                                           "transformers; --no-add-special-tokens for the "
+                                           "bare pieces, as spm_encode")
     parser.add_argument("--max-length", type=positive_int, metavar="N",
                         help="truncate each sequence to N tokens (special tokens included)")
     parser.add_argument("--num-threads", type=positive_int, metavar="N",
