@@ -46,8 +46,6 @@ DATASETS = {
 # ("paragraphs"), or consecutive non-blank lines taken two by two as (text, pair) ("pairs");
 # MIXED datasets take one line of each file in turn.
 PARAGRAPHS, PAIRS, MIXED = {"paragraphs"}, {"pairs"}, {"multilingual"}
-# The shapes of issues 12 and 20, in the order tables give them
-SHAPES = ["short-lines", "prose-lines", "paragraphs", "pairs", "multilingual"]
 
 
 def dataset_lines(name: str, max_mb: float | None = None) -> list:
