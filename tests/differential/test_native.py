@@ -26,7 +26,7 @@ from wordpieces.fast.word_encoder import WordEncoder
 from wordpieces.flavors.rules import FLAVORS, get_flavor
 from wordpieces.pipeline.models import WordLevel, WordPiece
 from wordpieces.pipeline.normalizers import BertNormalizer, Lowercase
-from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer, WhitespaceSplit
+from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer, Metaspace
 from wordpieces.vocab import Vocab
 
 # the module, even once wordpieces/__init__.py exports its backend() function
@@ -363,15 +363,17 @@ def test_unknown_backend_is_an_error(monkeypatch):
 
 
 @pytest.mark.shared_data
-@pytest.mark.parametrize("stages", ["generic", "word_level", "word_prefix"])
+@pytest.mark.parametrize("stages", ["generic", "word_level"])
 def test_pipelines_the_c_path_does_not_cover_use_python(uncased, stages):
-    """Non-BERT stages, WordLevel, or a prefix starting with a word character: Python."""
+    """A stage that is no per-character fact (Metaspace), or WordLevel: Python.
+
+    (Pipelines of charwise normalizers and class pre-tokenizers, and prefixes starting
+    with a word character, run in C: tests/differential/test_native_pipelines.py.)
+    """
     if stages == "generic":
-        parts = (Lowercase(), WhitespaceSplit(), WordPiece(uncased))
-    elif stages == "word_level":
-        parts = (BertNormalizer(), BertPreTokenizer(), WordLevel(uncased))
+        parts = (Lowercase(), Metaspace(), WordPiece(uncased))
     else:
-        parts = pipeline(Vocab(["[UNK]", "ab", "xxab"]), "bert", prefix="xx")
+        parts = (BertNormalizer(), BertPreTokenizer(), WordLevel(uncased))
     assert type(make_word_encoder(*parts)) is PythonWordEncoder
 
 

@@ -2,13 +2,16 @@
 
 ``WordEncoder.encode(text)`` gives the same ids and offsets as running the stages one
 after the other (``pre_tokenizer.split(normalizer.normalize(text))`` then the model on
-each word), but for the BERT pipeline it never builds the normalized text: because every
-BERT rule is a function of one character (``flavors``), each *original* character can be
-given a class (space, isolated, word, or "complex"), the text translated into a string
-of class letters and split by one regex at C speed. Each original word then maps, through
-a bounded cache, straight to its ids and offsets. Texts holding a "complex" character
-(one that expands into several classes, or whose case depends on its neighbours) take
-the general path.
+each word), but for a *fused* pipeline it never builds the normalized text. A pipeline is
+fused when its normalizer is a function of each character and its pre-tokenizer a
+matter of character classes (``pipeline.char_forms``: BERT's pair, and HF's charwise
+normalizers and class pre-tokenizers, alone or in sequences): each *original* character
+then has a class (space, isolated, one of the pre-tokenizer's run classes, "glue" for a
+deleted one, or "complex"), the text is translated into a string of class letters and
+split by one regex at C speed. Each original word then maps, through a bounded cache,
+straight to its ids and offsets. Texts holding a "complex" character (one that expands
+into several classes, or that the normalizer treats with its neighbours) take the
+general path, as do pipelines that are not fused (``why_general`` says why).
 
 Not handled here: special tokens, pairs, padding (``tokenizer``, ``processors``).
 """
@@ -22,6 +25,7 @@ from itertools import accumulate
 from typing import cast
 
 from ..encoding.lazy_encoding import IdTokens, ListTokens
+from ..pipeline.char_forms import char_class_form, charwise_form, run_classes_of
 from ..pipeline.models import Model, Pieces
 from ..pipeline.normalizers import (
     BertNormalizer,
@@ -41,6 +45,7 @@ from ..pipeline.pre_tokenizers import (
 )
 
 COMPLEX = "c"
+GLUE = "g"  # deleted by the normalizer, in a pipeline of several run classes
 CACHE_SIZE = 200_000
 _WORDS_AND_ISOLATED = re.compile(ISOLATE + "|" + WORD + "+")
 _NON_SPACE = re.compile(r"\S+")  # \s is str.isspace(), where str.split() cuts
@@ -58,8 +63,8 @@ class WordEncoder:
     path its ``pieces``). The normalizer and pre-tokenizer may be ``None`` (no
     normalization; the whole text is one word).
 
-    ``fused`` tells whether this is the fused BERT pipeline: an exact ``BertNormalizer``
-    and an exact ``BertPreTokenizer`` of the same flavor. Only then does ``char_facts``
+    ``fused`` tells whether the pipeline reads as per-character facts (``fast_forms``;
+    ``why_general`` names the stage when it does not). Only then does ``char_facts``
     answer, and only then can the native extension run the pipeline (``backend``).
     """
 
@@ -69,13 +74,17 @@ class WordEncoder:
         self.pre_tokenizer = pre_tokenizer
         self.model = model
         self._cache: dict[str, Pieces] = {}
-        self.fused = _is_fused_bert(normalizer, pre_tokenizer)
-        if self.fused:
-            # Fused: an exact BertNormalizer and BertPreTokenizer, read through the
-            # contracts the per-character tables are built from.
-            self._charwise = cast(CharwiseNormalizer, normalizer)
-            self._classes = original_classes(self._charwise,
-                                             cast(CharClassPreTokenizer, pre_tokenizer))
+        forms = fast_forms(normalizer, pre_tokenizer)
+        self.fused = not isinstance(forms, str)
+        self.why_general = forms if isinstance(forms, str) else ""
+        if not isinstance(forms, str):
+            # Fused: the pipeline read through the contracts the per-character tables
+            # are built from (pipeline.char_forms).
+            self._charwise, self._pre_form = forms
+            self.run_classes = run_classes_of(self._pre_form)
+            self._pre_classes = self._pre_form.classes
+            self._classes = original_classes(self._charwise, self._pre_form)
+            self._word_pattern = _word_pattern(self.run_classes)
             self._word_map = CharClasses(self._word_char)
             self._reshaped = CharClasses(self._reshaped_char)
             # Ids alone for the hot loop (a tuple per chunk: little for the collector to
@@ -91,16 +100,16 @@ class WordEncoder:
     def char_facts(self, cp: int) -> tuple[str, str]:
         """Return the class of original code point ``cp`` and the word text it becomes.
 
-        The class is ``WORD``, ``SPACE``, ``ISOLATE`` or ``COMPLEX`` (the character
+        The class is ``SPACE``, ``ISOLATE``, one of ``run_classes`` (``WORD`` first),
+        ``GLUE`` (deleted, with several run classes) or ``COMPLEX`` (the character
         needs the general path: it expands into several classes, or its case depends
         on its neighbours); the word text is what the normalizer maps it to, outer
-        spaces stripped. Only the fused pipeline has them (``fused``). This is the
+        spaces stripped. Only a fused pipeline has them (``fused``). This is the
         whole of what the native extension learns about a character
         (``_native/core/wp_chartable.h``), so the two backends cannot disagree.
         """
         if not self.fused:
-            raise ValueError("char_facts needs the fused BERT pipeline (an exact "
-                             "BertNormalizer and BertPreTokenizer of one flavor)")
+            raise ValueError(f"char_facts needs a fused pipeline: {self.why_general}")
         return self._classes[cp], self._word_map[cp]
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
@@ -179,7 +188,7 @@ class WordEncoder:
             if not chunk.isalnum():  # "world!", "(don't)": ASCII words are easy to find
                 return self._ascii_words_chunk(chunk)
             return _word_chunk(self._split(self._ascii_fold(chunk)))
-        elif chunk.translate(self._classes).strip(WORD):  # punctuation, CJK...: several words
+        elif not self._one_word(chunk.translate(self._classes)):  # punctuation, CJK...
             ids, offsets, word_ids = _collect(self._words(chunk))
             pieces = tuple((i, s, e) for i, (s, e) in zip(ids, offsets, strict=True))
             return tuple(ids), pieces, tuple(word_ids), word_ids[-1] + 1 if word_ids else 0
@@ -232,7 +241,7 @@ class WordEncoder:
             classes = text.translate(self._classes)
             if COMPLEX not in classes:
                 cache = self._cache
-                for m in _WORDS_AND_ISOLATED.finditer(classes):
+                for m in self._word_pattern.finditer(classes):
                     s, e = m.span()
                     w = text[s:e]
                     pieces = cache.get(w) or self._word_pieces(w)
@@ -252,10 +261,9 @@ class WordEncoder:
             pieces = self._split(normalized)
         else:
             ns = self._charwise.normalize(word)
-            inner = ns.normalized.strip(" ")
-            shift = ns.normalized.index(inner[0]) if inner else 0
+            shift, end = self._inner_span(ns.normalized)
             pieces = tuple((i, *ns.span(shift + s, shift + e))
-                           for i, s, e in self._split(inner))
+                           for i, s, e in self._split(ns.normalized[shift:end]))
         if len(self._cache) >= CACHE_SIZE:
             self._cache.clear()
         self._cache[word] = pieces
@@ -273,29 +281,49 @@ class WordEncoder:
     # ------------------------------------------------------------ classes
 
     def _word_char(self, ch: str) -> str:
-        return self._charwise.mapped(ch).strip(" ")
+        mapped = self._charwise.mapped(ch)
+        start, end = self._inner_span(mapped)
+        return mapped[start:end]
 
     def _reshaped_char(self, ch: str) -> str:
         """``ch`` if it normalizes to anything but one (non-space) character, else ``""``."""
         mapped = self._charwise.mapped(ch)
-        return "" if len(mapped) == 1 and mapped != " " else ch
+        return "" if len(mapped) == 1 and self._pre_classes[ord(mapped)] != SPACE else ch
+
+    def _inner_span(self, text: str) -> tuple[int, int]:
+        """Where ``text`` starts and ends once its outer spaces (pre-tokenizer's) are cut."""
+        classes = text.translate(self._pre_classes)
+        if SPACE not in classes:
+            return 0, len(text)
+        start = len(classes) - len(classes.lstrip(SPACE))
+        return start, max(start, len(classes.rstrip(SPACE)))
+
+    def _one_word(self, classes: str) -> bool:
+        """Whether a text of these classes (original characters) is at most one word."""
+        if self.run_classes == WORD:
+            return not classes.strip(WORD)
+        core = classes.replace(GLUE, "")
+        return not core or (core[0] in self.run_classes and not core.strip(core[0]))
 
 
 def original_classes(normalizer: CharwiseNormalizer,
                      pre_tokenizer: CharClassPreTokenizer) -> CharClasses:
     """The class of each original character (code point -> class letter, filled on use)."""
     return CharClasses(functools.partial(_classify_original, normalizer,
-                                         pre_tokenizer.classes))
+                                         pre_tokenizer.classes, run_classes_of(pre_tokenizer)))
 
 
 def _classify_original(norm: CharwiseNormalizer, pre_classes: Mapping[int, str],
-                       ch: str) -> str:
+                       runs: str, ch: str) -> str:
     """Class of an original character, from what it normalizes to."""
     if ch in norm.context_chars:
         return COMPLEX
     mapped = norm.mapped(ch)
     if not mapped:
-        return WORD  # deleted: glues its neighbours into one word, as the references do
+        # deleted: glues its neighbours into one word, as the references do (with one
+        # run class, a word character does that; with several, GLUE joins the run
+        # around it, whatever its class)
+        return WORD if runs == WORD else GLUE
     classes = mapped.translate(pre_classes)
     if set(classes) == {SPACE}:
         return SPACE
@@ -304,9 +332,38 @@ def _classify_original(norm: CharwiseNormalizer, pre_classes: Mapping[int, str],
     # " x" (TF folds U+037A to " ι") starts a word that goes on.
     if len(inner) == 1 and (inner == ISOLATE or classes[0] == classes[-1] == SPACE):
         return ISOLATE
-    if set(classes) == {WORD}:
-        return WORD
+    if len(set(classes)) == 1 and classes[0] in runs:
+        return classes[0]
     return COMPLEX
+
+
+def _word_pattern(runs: str) -> re.Pattern:
+    """The regex finding words in a text's class letters: one isolate or one run."""
+    if runs == WORD:
+        return _WORDS_AND_ISOLATED
+    return re.compile("|".join([ISOLATE, *(f"{r}(?:{GLUE}*{r})*" for r in runs)]))
+
+
+def fast_forms(normalizer, pre_tokenizer
+               ) -> tuple[CharwiseNormalizer, CharClassPreTokenizer] | str:
+    """The pipeline read through the fast path's contracts, or why it cannot be.
+
+    ``(charwise normalizer, class pre-tokenizer)`` (``pipeline.char_forms``), or a
+    string naming the stage that keeps the pipeline on the staged general path.
+    """
+    if pre_tokenizer is None:
+        return "no pre-tokenizer (the whole text is one word)"
+    charwise = charwise_form(normalizer)
+    if isinstance(charwise, str):
+        return charwise
+    pre = char_class_form(pre_tokenizer)
+    if isinstance(pre, str):
+        return pre
+    if (type(normalizer) is BertNormalizer and type(pre_tokenizer) is BertPreTokenizer
+            and normalizer.flavor != pre_tokenizer.flavor):
+        return (f"BertNormalizer of flavor {normalizer.flavor!r} with a BertPreTokenizer "
+                f"of flavor {pre_tokenizer.flavor!r}")
+    return charwise, pre
 
 
 class _Generations:

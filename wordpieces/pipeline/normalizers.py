@@ -18,7 +18,7 @@ Not handled here: splitting into words (``pre_tokenizers``); the fast fused path
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
@@ -141,7 +141,11 @@ class CharwiseNormalizer(Normalizer, Protocol):
     """
 
     flavor: str
-    context_chars: frozenset[str]
+
+    @property
+    def context_chars(self) -> Container[str]:
+        """Characters whose result depends on their neighbours (a set, or decided on use)."""
+        ...
 
     def mapped(self, ch: str) -> str:
         """What the one character ``ch`` normalizes to, out of context."""

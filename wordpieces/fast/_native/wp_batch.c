@@ -8,16 +8,29 @@
 
 /* ------------------------------------------------------------ learning code points */
 
-static int class_of_letter(PyObject *letter)
+/* Run classes by letter (pipeline/char_forms.RUN_LETTERS): 'w' is WP_RUN_WORD, the
+ * next ones 2, 3, ...; 'g' is WP_RUN_GLUE. */
+static const char RUN_LETTERS[] = "wpdmABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+/* The class of a class letter, and its run class in *run; -1 if it is none. */
+static int class_of_letter(PyObject *letter, int *run)
 {
+    *run = 0;
     if (!PyUnicode_Check(letter) || PyUnicode_GET_LENGTH(letter) != 1)
         return -1;
-    switch (PyUnicode_READ_CHAR(letter, 0)) {
+    Py_UCS4 c = PyUnicode_READ_CHAR(letter, 0);
+    switch (c) {
     case 's': return WP_SPACE;
     case 'i': return WP_ISOLATE;
-    case 'w': return WP_WORD;
     case 'c': return WP_COMPLEX;
-    default: return -1;
+    case 'g': return WP_WORD; /* WP_RUN_GLUE */
+    default:
+        for (int k = 0; RUN_LETTERS[k]; k++)
+            if (c == (Py_UCS4)RUN_LETTERS[k]) {
+                *run = WP_RUN_WORD + k;
+                return WP_WORD;
+            }
+        return -1;
     }
 }
 
@@ -31,13 +44,15 @@ int wp_learn_code_point(EncoderObject *self, uint32_t cp)
     Py_DECREF(arg);
     if (!res)
         return -1;
-    int cls = -1;
+    int cls = -1, run = 0;
     if (PyTuple_Check(res) && PyTuple_GET_SIZE(res) == 2 && PyBytes_Check(PyTuple_GET_ITEM(res, 1)))
-        cls = class_of_letter(PyTuple_GET_ITEM(res, 0));
+        cls = class_of_letter(PyTuple_GET_ITEM(res, 0), &run);
+    if (cls == WP_WORD && run == WP_RUN_GLUE && PyBytes_GET_SIZE(PyTuple_GET_ITEM(res, 1)))
+        cls = -1; /* glue is a deleted character: it has no text */
     if (cls < 0) {
         PyErr_Format(PyExc_TypeError,
-                     "lookup(%lu) must return (one of 's', 'i', 'w', 'c', bytes), got %R",
-                     (unsigned long)cp, res);
+                     "lookup(%lu) must return (one of 's', 'i', 'c', 'g', %s; bytes), got %R",
+                     (unsigned long)cp, RUN_LETTERS, res);
         Py_DECREF(res);
         return -1;
     }
@@ -45,7 +60,7 @@ int wp_learn_code_point(EncoderObject *self, uint32_t cp)
     /* the callback may have let another thread learn cp meanwhile: never rewrite */
     if (!wp_table_is_set(&self->table, cp)) {
         PyObject *b = PyTuple_GET_ITEM(res, 1);
-        rc = wp_table_set(&self->table, cp, cls, (const uint8_t *)PyBytes_AS_STRING(b),
+        rc = wp_table_set(&self->table, cp, cls, run, (const uint8_t *)PyBytes_AS_STRING(b),
                           (size_t)PyBytes_GET_SIZE(b));
         if (rc < 0)
             PyErr_NoMemory();

@@ -58,7 +58,8 @@ static size_t count_chars(const uint8_t *bytes, size_t n)
     return chars;
 }
 
-int wp_table_set(wp_chartable *t, uint32_t cp, int cls, const uint8_t *bytes, size_t n)
+int wp_table_set(wp_chartable *t, uint32_t cp, int cls, int run, const uint8_t *bytes,
+                 size_t n)
 {
     if (cp >= 0x110000u)
         return 0;
@@ -85,8 +86,10 @@ int wp_table_set(wp_chartable *t, uint32_t cp, int cls, const uint8_t *bytes, si
         }
     }
     e.cls = (uint8_t)cls;
+    e.run = (uint8_t)(cls == WP_WORD ? run : 0);
     page[cp & (WP_PAGE_SIZE - 1)] = e;
     if (cp < WP_PAGE_SIZE)
-        t->simple[cp] = (cls == WP_WORD && n == 1 && bytes[0] && bytes[0] < 0x80) ? bytes[0] : 0;
+        t->simple[cp] = (cls == WP_WORD && run == WP_RUN_WORD && n == 1 && bytes[0] &&
+                         bytes[0] < 0x80) ? bytes[0] : 0;
     return 0;
 }

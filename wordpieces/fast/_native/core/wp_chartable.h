@@ -1,4 +1,4 @@
-/* Per-code-point facts of one BERT pipeline: class and normalized bytes.
+/* Per-code-point facts of one fused pipeline: class, run class and normalized bytes.
  *
  * The table holds no Unicode data of its own: every entry is filled from the
  * Python reference's public contract, WordEncoder.char_facts (fast/word_encoder.py:
@@ -22,9 +22,11 @@ enum {
     WP_UNSET = 0,   /* not learned yet */
     WP_SPACE = 1,   /* separates words, dropped */
     WP_ISOLATE = 2, /* a word of its own (punctuation, spaced-out CJK) */
-    WP_WORD = 3,    /* part of a word; may normalize to nothing */
+    WP_WORD = 3,    /* part of a word (of its run class, below); may normalize to nothing */
     WP_COMPLEX = 4  /* needs the general Python path */
 };
+
+enum { WP_RUN_GLUE = 0, WP_RUN_WORD = 1 };
 
 #define WP_INLINE_BYTES 8
 #define WP_PAGE_BITS 8
@@ -35,7 +37,11 @@ typedef struct {
     uint8_t cls;
     uint8_t nbytes; /* UTF-8 (surrogatepass) bytes of the normalized form */
     uint8_t nchars; /* code points of the normalized form */
-    uint8_t pad[5];
+    /* WP_WORD: its run class. A word is a maximal run of word characters of one run
+     * class; WP_RUN_GLUE (a character the normalizer deletes, in a pipeline of several
+     * run classes) joins the run around it. BERT's pipeline has WP_RUN_WORD alone. */
+    uint8_t run;
+    uint8_t pad[4];
     union {
         uint8_t bytes[WP_INLINE_BYTES];
         const uint8_t *ptr; /* into the arena when nbytes > WP_INLINE_BYTES */
@@ -47,8 +53,9 @@ typedef struct wp_arena_block wp_arena_block;
 typedef struct {
     wp_charinfo *pages[WP_NUM_PAGES];
     wp_arena_block *arena;
-    /* For code points below 256: the one ASCII byte a word character normalizes to,
-     * or 0 when it is anything else (space, isolated, several bytes, not learned).
+    /* For code points below 256: the one ASCII byte a word character of run class
+     * WP_RUN_WORD normalizes to, or 0 when it is anything else (space, isolated, another
+     * run class, several bytes, not learned).
      * Lets the encoder copy a run of such characters without looking at their entries. */
     uint8_t simple[WP_PAGE_SIZE];
 } wp_chartable;
@@ -56,8 +63,10 @@ typedef struct {
 int wp_table_init(wp_chartable *t);
 void wp_table_free(wp_chartable *t);
 
-/* Record code point cp: its class and normalized bytes. Returns -1 on out of memory. */
-int wp_table_set(wp_chartable *t, uint32_t cp, int cls, const uint8_t *bytes, size_t n);
+/* Record code point cp: its class, run class (WP_WORD) and normalized bytes.
+ * Returns -1 on out of memory. */
+int wp_table_set(wp_chartable *t, uint32_t cp, int cls, int run, const uint8_t *bytes,
+                 size_t n);
 
 WP_INLINE const wp_charinfo *wp_table_get(const wp_chartable *t, uint32_t cp)
 {

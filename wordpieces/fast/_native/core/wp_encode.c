@@ -9,6 +9,7 @@ typedef struct {
     wp_output *out;
     int want_offsets;
     int32_t word_index;
+    uint8_t run; /* the run class of the word being gathered (wp_chartable.h) */
     /* The word walked in the first trie as its bytes are gathered: the node its first
      * `walked` bytes lead to, and that node's unit, or unit 0 once a byte had no
      * transition (unit 0's transitions all fail, so the walk stays stopped). A word
@@ -249,6 +250,12 @@ WP_INLINE int encode_char(state *st, const wp_charinfo *e, int64_t i)
     int rc;
     switch (e->cls) {
     case WP_WORD:
+        if (WP_UNLIKELY(e->run != st->run) && e->run != WP_RUN_GLUE) {
+            rc = flush_word(st); /* another run class: a new word */
+            if (WP_UNLIKELY(rc != WP_OK))
+                return rc;
+            st->run = e->run;
+        }
         return append_char(st, e, i);
     case WP_SPACE:
         return flush_word(st);
@@ -272,6 +279,12 @@ WP_INLINE int encode_kind(state *st, int kind, const void *data, int64_t len)
     while (i < len) {
         uint32_t cp = code_point(kind, data, i);
         if (cp < WP_PAGE_SIZE && simple[cp]) {
+            if (WP_UNLIKELY(st->run != WP_RUN_WORD)) {
+                int rc = flush_word(st);
+                if (WP_UNLIKELY(rc != WP_OK))
+                    return rc;
+                st->run = WP_RUN_WORD;
+            }
             i = append_simple_run(st, kind, data, i, len);
             if (WP_UNLIKELY(i < 0))
                 return WP_NOMEM;
@@ -292,7 +305,7 @@ int wp_encode_text(const wp_model *m, int kind, const void *data, int64_t len,
                    int want_offsets, wp_scratch *s, wp_output *out)
 {
     const wp_trie *trie = m->trie;
-    state st = {.m = m, .s = s, .out = out, .want_offsets = want_offsets,
+    state st = {.m = m, .s = s, .out = out, .want_offsets = want_offsets, .run = WP_RUN_WORD,
                 .root = trie->root0, .root_unit = trie->units[trie->root0],
                 .units = trie->units, .tokens = trie->tokens, .simple = m->table->simple};
     size_t n_ids = out->ids.len, n_off = out->offsets.len, n_wid = out->word_ids.len;

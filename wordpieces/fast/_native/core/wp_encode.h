@@ -1,10 +1,11 @@
-/* Encode one text through the fused BERT pipeline, without touching Python.
+/* Encode one text through a fused pipeline, without touching Python.
  *
  * Reads the text's code points (CPython's 1-, 2- or 4-byte storage), classifies
  * each through the code point table, gathers words (maximal runs of word
- * characters, or one isolated character), normalizes each word into UTF-8 bytes
- * and splits it with LinMaxMatch, appending ids (and, when asked, code point
- * offsets into the original text and word indices) to growable arrays.
+ * characters of one run class, or one isolated character), normalizes each word
+ * into UTF-8 bytes and splits it with LinMaxMatch, appending ids (and, when
+ * asked, code point offsets into the original text and word indices) to growable
+ * arrays.
  * Not handled here: texts holding a "complex" character or a character not in the
  * table yet: the caller is told (WP_NEED_PYTHON) and uses the Python path.
  */
