@@ -1,8 +1,9 @@
 """The MaxMatch refinement of a merge vocabulary (``learn_bottom_up(refine=True)``).
 
-Invariants on generated counts: every character in both forms, the exact size, a greedy
-cost on the training words never above the merge vocabulary's, the same result whatever
-the counts' order; on real text, a lower training cost than the count learner's.
+Invariants on generated counts: HF's alphabet (every character bare, behind the prefix
+those seen inside a word), the exact size, a greedy cost on the training words never
+above the merge vocabulary's, the same result whatever the counts' order; on real text,
+a lower training cost than the count learner's.
 """
 
 import subprocess
@@ -27,6 +28,18 @@ from wordpieces.learn.learners.refine import (
 from wordpieces.learn.training import train
 
 SPECIALS = ["[PAD]", "[UNK]"]
+
+
+def hf_trained(lines: list[str], size: int) -> set[str]:
+    """HF's WordPieceTrainer's vocabulary on ``lines`` (BERT normalizer, lowercase)."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.train_from_iterator(lines, trainers.WordPieceTrainer(
+        vocab_size=size, special_tokens=["[UNK]"], show_progress=False))
+    return set(tok.get_vocab())
 COUNTS = st.dictionaries(st.text(alphabet="abcdeé", min_size=1, max_size=9),
                          st.integers(1, 40), min_size=1, max_size=40)
 
@@ -36,7 +49,9 @@ def cost(counts: dict, vocab: list[str], prefix: str = "##") -> int:
 
 
 def alphabet(counts: dict, prefix: str = "##") -> set[str]:
-    return {f for word in counts for ch in word for f in (ch, prefix + ch)}
+    """HF's trainer's: every character bare, behind the prefix those seen inside a word."""
+    return ({ch for word in counts for ch in word}
+            | {prefix + ch for word in counts for ch in word[1:]})
 
 
 @settings(max_examples=100, deadline=None)
@@ -44,9 +59,11 @@ def alphabet(counts: dict, prefix: str = "##") -> set[str]:
        st.sampled_from(["##", "", "@"]))
 def test_refined_vocabulary_keeps_characters_and_size_and_never_costs_more(
         counts, extra, score, prefix):
-    """Every character in both forms, the merges' size (or the alphabet's), cost <= merges'.
+    """HF's alphabet, the merges' size (or the alphabet's), cost <= merges'.
 
-    The merges' size is the size asked unless nothing was left to merge.
+    Every character bare, behind the prefix only those seen inside a word (no training
+    word would use the others). The merges' size is the size asked unless nothing was
+    left to merge.
     """
     chars = alphabet(counts, prefix)
     base = len(SPECIALS) + len(chars)
@@ -58,7 +75,8 @@ def test_refined_vocabulary_keeps_characters_and_size_and_never_costs_more(
     assert len(refined) == len(set(refined)) == max(len(merged), base)
     assert len(merged) == size or not _any_pair(counts, merged, prefix)
     assert refined[:2] == SPECIALS
-    assert chars <= set(refined)
+    assert {t for t in refined if len(t.removeprefix(prefix) if prefix else t) == 1
+            and t not in SPECIALS} == chars
     if chars <= set(merged):  # else the merges had no room for both forms
         assert cost(counts, refined, prefix) <= cost(counts, merged, prefix)
 
@@ -114,6 +132,26 @@ def test_joins_kept_up_to_date_equal_the_joins_counted_again(counts, extra, adde
             seg.reassign(index, pieces)
     update_joins(joins, seg, changed)
     assert dict(joins) == dict(adjacent_joins(seg))
+
+
+def test_refined_alphabet_is_hf_trainers():
+    """Bare forms of all; continuation forms of characters seen inside words (or asked).
+
+    "," and "!" are only ever words of their own: no "##," or "##!", unless asked for
+    through ``initial_alphabet``; "h" only inside words: both forms.
+    """
+    counts = {"the": 9, "ah": 5, ",": 7, "!": 2, "tea": 3}
+    vocab = learn_bottom_up(counts, 20, special_tokens=SPECIALS, refine=True)
+    assert {",", "!", "h", "##h", "t", "##e"} <= set(vocab)
+    assert "##," not in vocab and "##!" not in vocab and "##t" not in vocab
+    asked = learn_bottom_up(counts, 20, special_tokens=SPECIALS, refine=True,
+                            initial_alphabet=["!", "z"])
+    assert {"##!", "z", "##z"} <= set(asked) and "##," not in asked
+    tok = train(iter(["the tea, ah!"] * 5), algorithm="bottom-up", vocab_size=30,
+                refine=True, progress="none")
+    hf = hf_trained(["the tea, ah!"] * 5, 30)
+    assert {t for t in tok.get_vocab() if len(t.removeprefix("##")) == 1} == {
+        t for t in hf if len(t.removeprefix("##")) == 1}
 
 
 def test_refine_swaps_a_shadowed_token_for_a_useful_one():

@@ -76,8 +76,9 @@ def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = 
     The alphabet is never cut to fit ``vocab_size``.
     ``refine``: after merging, swap the tokens WordPiece's greedy segmentation of the
     training words gains least from for joins of adjacent greedy pieces that save more,
-    same size, every character in both forms (as HF's trainer keeps them;
-    ``refine.refine_vocabulary``); fewer tokens per word on held-out text
+    same size, every character bare and, where a training word holds it after its first
+    character, behind the prefix (HF's trainer's alphabet; ``refine.refine_vocabulary``);
+    fewer tokens per word on held-out text
     (``benchmarks/learn_quality.py``), a few seconds more.
 
     >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
@@ -104,7 +105,8 @@ def learn_bottom_up(counts, vocab_size: int, *, special_tokens: Iterable[str] = 
         vocab = _learn(state, words, specials, vocab_size, continuing_subword_prefix,
                        drop_unused, progress)
         if refine:
-            vocab = refine_vocabulary(words, vocab, specials, chars, continuing_subword_prefix)
+            vocab = refine_vocabulary(words, vocab, specials, chars, continuing_subword_prefix,
+                                      initial)
         return vocab
 
 

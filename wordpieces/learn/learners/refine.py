@@ -8,8 +8,9 @@ adjacent greedy pieces, ``candidate_gains``) by the exact tokens they would save
 swaps the least useful tokens for the most useful candidates in batches. A batch is kept
 only if the training words' total greedy cost goes down, re-segmenting only the words the
 batch touches (token -> words whose segmentation uses it; a candidate -> words
-segmented through one of its prefixes that contain it). The special tokens and every
-base character (plain and ``##``) are never removed, and the size stays the same.
+segmented through one of its prefixes that contain it). The special tokens and the
+alphabet (every character bare, and behind the prefix those seen inside a word) are never
+removed, and the size stays the same.
 
 The cost of a word is its count times its number of MaxMatch tokens (a word MaxMatch
 cannot segment costs one ``[UNK]``, whatever the vocabulary).
@@ -43,18 +44,24 @@ HEAVY = 1
 
 
 def refine_vocabulary(words, vocab: list[str], specials: list[str], chars: Iterable[str],
-                      prefix: str = "##") -> list[str]:
-    """``vocab`` refined for MaxMatch, with every character of ``chars`` in both forms.
+                      prefix: str = "##", both: Iterable[str] = ()) -> list[str]:
+    """``vocab`` refined for MaxMatch, with every character of ``chars`` kept.
 
     ``words``: the training words (``WordList``: ``.words``, ``.counts``). The result
-    is the special tokens, the alphabet (both forms of each character, sorted), then the
-    kept merged tokens in merge order and the new ones; as long as ``vocab`` (or the
-    alphabet, when that alone is longer). A character seen only inside words still gets
-    its bare form (HF's trainer keeps both), so no held-out word starting with it is
-    ``[UNK]``; the last merges make room.
+    is the special tokens, the alphabet (sorted), then the kept merged tokens in merge
+    order and the new ones; as long as ``vocab`` (or the alphabet, when that alone is
+    longer). The alphabet is HF's trainer's: every character bare, and behind the prefix
+    each one a training word holds after its first character, and those of ``both``
+    (an ``initial_alphabet``). A character seen only inside words still gets its bare
+    form, so no held-out word starting with it is ``[UNK]``; one never seen inside a word
+    (punctuation and CJK, which a BERT pre-tokenizer makes words of their own) gets no
+    continuation form, which no training word would use (its slot goes to a merge: 0.1 %
+    fewer held-out tokens per word, English 8k). The last merges make room.
     """
-    base = list(dict.fromkeys([*specials, *sorted({f for ch in chars
-                                                    for f in (ch, prefix + ch)})]))
+    inside = {ch for word in words.words for ch in word[1:]}
+    inside.update(both)
+    base = list(dict.fromkeys([*specials, *sorted({*chars, *(prefix + ch for ch in chars
+                                                             if ch in inside)})]))
     taken = set(base)
     merged = [t for t in vocab if t not in taken]
     room = max(0, len(vocab) - len(base))
@@ -228,7 +235,7 @@ def refine(words: list[str], counts: list[int], vocab: list[str], protected: Ite
            prefix: str = "##", rounds: int = ROUNDS) -> list[str]:
     """``vocab`` with its least useful tokens swapped for better ones, same size.
 
-    ``protected`` (special tokens, the alphabet in both forms) stay. Returns the tokens
+    ``protected`` (special tokens, the alphabet) stay. Returns the tokens
     of ``vocab`` kept, in their order, then the new ones (sorted by when they came in,
     then by string). The training words' greedy cost never goes up.
     """
