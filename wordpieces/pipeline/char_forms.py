@@ -132,6 +132,9 @@ def _unicode_context(form: str, ch: str) -> bool:
     return form in ("NFC", "NFKC") and first in _second_of_pairs()
 
 
+_LAST_DECOMPOSED = 0x2FA1D  # the last code point with a decomposition (CJK compatibility)
+
+
 @functools.cache
 def _second_of_pairs() -> frozenset[str]:
     """Every character that composes with one before it (a superset of HF's Unicode 9).
@@ -140,7 +143,7 @@ def _second_of_pairs() -> frozenset[str]:
     finals (which compose algorithmically).
     """
     out = {chr(cp) for cp in itertools.chain(range(0x1161, 0x1176), range(0x11A8, 0x11C3))}
-    for cp in range(0x110000):
+    for cp in range(_LAST_DECOMPOSED + 1):
         parts = unicodedata.decomposition(chr(cp)).split()
         if len(parts) == 2 and not parts[0].startswith("<"):
             out.add(chr(int(parts[1], 16)))
