@@ -12,7 +12,7 @@ and its actual size is reported):
 - HF ``tokenizers``' ``WordPieceTrainer`` (``Tokenizer.train(files, trainer)``, its
   default threads; BPE by count underneath),
 - SentencePiece's unigram trainer on the same counted words, where ``sentencepiece`` is
-  installed (``pip install sentencepiece``: a benchmark-only dependency; its pieces read
+  installed (the ``[bench]`` extra, or ``pip install sentencepiece``; its pieces read
   by MaxMatch: ``▁x`` as ``x``, others as ``##x``, plus the alphabet in both forms, cut
   to the size; its trainer stops short of a size the words cannot fill).
 
