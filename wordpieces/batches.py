@@ -31,7 +31,7 @@ from .encoding.padding import (
     TruncationParams,
     check_padded_batch,
 )
-from .errors import check_thread_count, require
+from .errors import check_thread_count, native_fallback, require
 from .fast.backend import NativeWordEncoder, unzip_items
 from .sequences import SequenceEncoder
 
@@ -83,8 +83,9 @@ def unzip_fast(items: list) -> tuple[list[str], list[str | None] | None]:
 
 
 # probe_plans' answers: (id of the processor, add_special_tokens) -> (the processor, its
-# configuration then, the plans). Checked against both on every use: a processor changed
-# in place, or a new object at a recycled id, is probed again.
+# options stamp then (``PostProcessorBase.options_stamp``, else its configuration), the
+# plans). Checked against both on every use: a processor changed, or a new object at a
+# recycled id, is probed again.
 _PLANS_SEEN: dict[tuple[int, bool], tuple] = {}
 _PLANS_KEPT = 64
 
@@ -95,7 +96,8 @@ def plans_of(processor, add_special_tokens: bool) -> tuple[tuple, tuple] | None:
     Probing runs the processor a dozen times (~50 µs): more than encoding one short
     text costs, so ``encode_ids(text)`` and small batches would pay it on every call.
     """
-    config = _config_of(processor)
+    stamp = getattr(processor, "options_stamp", None)
+    config = stamp() if callable(stamp) else _config_of(processor)
     if config is None:  # no comparable configuration: probe every time
         return probe_plans(processor, add_special_tokens)
     key = (id(processor), add_special_tokens)
@@ -195,15 +197,19 @@ class BatchFinisher:
                  truncation: TruncationParams | None, padding: PaddingParams | None):
         self.seq = seq
         self.finisher = Finisher(post_processor, add_special_tokens, truncation, padding)
+        self.python_reason = ""  # why the last batch took the Python path by design
 
     def ids(self, items: list, num_threads: int | None) -> list[list[int]]:
         """The finished ids of each item (first truncation window), padded as set."""
         threads = check_thread_count(num_threads)
         out = self._native(items, threads, WANT_LISTS)
-        return self.reference_ids(items, threads) if out is None else out
+        if out is None:
+            self._fell_back("encode_batch_ids")
+            return self.reference_ids(items, threads)
+        return out
 
     def arrays(self, items: list, keys: set[str], num_threads: int | None,
-               words: bool = False) -> dict | None:
+               words: bool = False, windows: bool = False) -> dict | None:
         """``tok(...)``'s columns as 2-D int64 numpy arrays (offsets 3-D), or None.
 
         None when the C path cannot give them (see the module docstring) or the rows
@@ -212,8 +218,9 @@ class BatchFinisher:
         np = require("numpy", "numpy")
         want = sum(flag for key, flag in ARRAY_KEYS if key in keys)
         out = self._native(items, check_thread_count(num_threads), want,
-                           _column_maker(self.finisher.padding, len(items)), words)
+                           _column_maker(self.finisher.padding, len(items)), words, windows)
         if out is None:
+            self._fell_back("tok(..., return_tensors=...)")
             return None
         *columns, splits = out
         widths = np.diff(np.frombuffer(splits, dtype=np.int64))
@@ -230,7 +237,7 @@ class BatchFinisher:
         return data
 
     def lists(self, items: list, keys: set[str], num_threads: int | None,
-              words: bool = False) -> dict | None:
+              words: bool = False, windows: bool = False) -> dict | None:
         """``tok(...)``'s columns ``keys`` as lists of rows built in C, or None (see ``arrays``).
 
         Offsets come as ``(start, end)`` tuples, as ``Encoding.offsets`` gives them.
@@ -238,17 +245,21 @@ class BatchFinisher:
         want = WANT_LISTS | sum(flag for key, flag in ARRAY_KEYS if key in keys)
         padding = self.finisher.padding  # the columns the lists are read from: checked
         alloc = None if padding is None else _column_maker(padding, len(items))
-        out = self._native(items, check_thread_count(num_threads), want, alloc, words)
+        out = self._native(items, check_thread_count(num_threads), want, alloc, words,
+                           windows)
         if out is None:
+            self._fell_back("tok(...) (lists)")
             return None
         by_flag = dict(zip(_COLUMN_ORDER, out, strict=True))
         return {key: by_flag[flag] for key, flag in ARRAY_KEYS if key in keys}
 
     def _native(self, items: list, threads: int, want: int, alloc=None,
-                words: bool = False):
+                words: bool = False, windows: bool = False):
         """The C path's output for ``want`` (``finish_columns``), or None: not taken.
 
         ``words``: the items are ``(words, pair_words or None)`` (``is_split_into_words``).
+        ``windows``: truncation's overflowing windows are asked for (not done in C: the
+        Python path, named in ``python_reason``).
         ``alloc``: makes the int64 columns (zeros), see ``encode_finished``; it checks
         the padded batch against its cap. Without it (id lists), C pads the lists only
         when ``_padding_bounded``; else they are padded here once their longest is known
@@ -257,12 +268,13 @@ class BatchFinisher:
         padding = self.finisher.padding
         if padding is not None:  # the C code pads every row: refuse what is sure to be over
             padding.check_rows(len(items))
+        self.python_reason = ""  # by design when set; a fallback (strict mode) when not
         encoder = self.seq.word_encoder
         if not isinstance(encoder, NativeWordEncoder):
-            return None
+            return self._python("the pure-Python backend, or a pipeline C does not run")
         split = words_columns(items) if words else unzip_items(items)
         if split is None:
-            return None
+            return self._python("an item that is no text or pair: the reference says why")
         texts, pair_rows, groups = split if words else (*split, None)
         def longest() -> int:  # characters of the longest sequence
             if words:
@@ -274,15 +286,29 @@ class BatchFinisher:
         if held_back:  # id lists: padded below once their longest is known and checked
             padding = None
         plans = plans_of(self.finisher.post_processor, self.finisher.add_special_tokens)
-        if plans is None or self.seq.needs_added_matching(texts, threads):
-            return None
+        if plans is None:
+            return self._python("a post-processor that is not fixed tokens around each text")
+        if self.seq.needs_added_matching(texts, threads):
+            return self._python("texts holding a literal added token")
+        if windows:
+            return self._python("truncation's overflowing windows (not done in C)")
         out = encoder.encode_finished(texts, pair_rows, len(items), plans,
                                       _truncation_args(self.finisher.truncation),
                                       _padding_args(padding), want, threads,
                                       alloc, groups)
         if isinstance(out, int):  # refused: the reference raises
-            return None
+            return self._python(f"item {out}, which truncation cannot fit: the reference "
+                                "raises")
         return pad_batch_ids(out, self.finisher.padding) if held_back else out
+
+    def _python(self, reason: str) -> None:
+        """Note why a batch takes the Python path by design; None (``_native``'s "not taken")."""
+        self.python_reason = reason
+
+    def _fell_back(self, what: str) -> None:
+        """After ``_native`` gave None: under strict mode, an error unless that was by design."""
+        if not self.python_reason:
+            native_fallback(what)
 
     def _padding_bounded(self, longest_chars: Callable[[], int], rows: int,
                          single: bool) -> bool:

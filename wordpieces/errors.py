@@ -35,6 +35,8 @@ Every message is non-empty (``describe_error``; a bare ``MemoryError`` included)
 
 from __future__ import annotations
 
+import os
+
 
 class WordpiecesError(Exception):
     """Base of every error this package raises on purpose."""
@@ -62,6 +64,32 @@ class UnsafePatternError(WordpiecesError, ValueError):
 
 class MissingDependencyError(WordpiecesError, ImportError):
     """An optional extra is needed; the message says which one to install."""
+
+
+class NativeFallbackError(WordpiecesError, RuntimeError):
+    """A call the native path should run fell back to Python (``WORDPIECES_STRICT_NATIVE``)."""
+
+
+STRICT_NATIVE_VARIABLE = "WORDPIECES_STRICT_NATIVE"
+
+
+def strict_native() -> bool:
+    """Whether a fallback from the native path to Python is an error (the variable is set).
+
+    Tests set it so that a fast path that stopped running fails them instead of passing
+    on the reference path: a fallback is a call the native path takes (native backend, a
+    pipeline and post-processor it compiles) run in Python instead. What is Python by
+    design (the pure-Python backend, stages or processors it does not compile, a text's
+    literal added tokens) is not one.
+    """
+    return os.environ.get(STRICT_NATIVE_VARIABLE, "").strip() not in ("", "0")
+
+
+def native_fallback(what: str) -> None:
+    """Raise ``NativeFallbackError`` naming ``what`` in strict mode; else do nothing."""
+    if strict_native():
+        raise NativeFallbackError(f"{what} fell back to the pure-Python path "
+                                  f"({STRICT_NATIVE_VARIABLE} is set)")
 
 
 def require(module: str, extra: str):

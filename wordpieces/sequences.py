@@ -24,6 +24,9 @@ from .pipeline.added_tokens import AddedVocabulary
 from .pipeline.normalizers import NormalizedString
 from .pipeline.pre_tokenizers import split_pieces
 
+# Up to this many texts, ``_candidates`` scans in Python (the single-text call's case).
+_FEW_TEXTS = 4
+
 
 class TokenAccumulator:
     """Accumulate the tokens of one text segment by segment, numbering words across them."""
@@ -147,7 +150,11 @@ class SequenceEncoder:
         Few texts hold the first character of one (``[`` for BERT's), and a scan for
         those in C is much cheaper than a search for the tokens over the whole batch.
         """
-        found = texts_with_chars(texts, self.matched.first_chars, num_threads)
+        chars = self.matched.first_chars
+        if len(texts) <= _FEW_TEXTS:  # a call into C costs more than a few `in` tests
+            return [i for i, text in enumerate(texts)
+                    if any(c in text for c in chars) and self.matched.appears_in(text)]
+        found = texts_with_chars(texts, chars, num_threads)
         if found is None:  # no extension (or many first characters): one regex search
             return range(len(texts)) if self.matched.appears_in_any(texts) else []
         return [i for i in found if self.matched.appears_in(texts[i])]

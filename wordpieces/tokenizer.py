@@ -512,25 +512,27 @@ class Tokenizer(TransformersMixin):
     def encode_arrays(self, items: list, *, keys: set[str],
                       truncation: TruncationParams | None, padding: PaddingParams | None,
                       add_special_tokens: bool = True,
-                      num_threads: int | None = None, words: bool = False) -> dict | None:
+                      num_threads: int | None = None, words: bool = False,
+                      windows: bool = False) -> dict | None:
         """``tok(...)``'s columns ``keys`` as numpy arrays straight from C, or None.
 
         None: this batch needs the ``encode_batch_with`` path (``batches.BatchFinisher``).
         """
         return BatchFinisher(self._seq, self.post_processor, add_special_tokens, truncation,
-                             padding).arrays(items, keys, num_threads, words)
+                             padding).arrays(items, keys, num_threads, words, windows)
 
     def encode_lists(self, items: list, *, keys: set[str],
                      truncation: TruncationParams | None, padding: PaddingParams | None,
                      add_special_tokens: bool = True,
-                     num_threads: int | None = None, words: bool = False) -> dict | None:
+                     num_threads: int | None = None, words: bool = False,
+                     windows: bool = False) -> dict | None:
         """``tok(...)``'s columns ``keys`` as lists of rows straight from C, or None.
 
         None: this batch needs the ``encode_batch_with`` path (``batches.BatchFinisher``).
         ``words``: the items are ``(words, pair_words or None)`` (``is_split_into_words``).
         """
         return BatchFinisher(self._seq, self.post_processor, add_special_tokens, truncation,
-                             padding).lists(items, keys, num_threads, words)
+                             padding).lists(items, keys, num_threads, words, windows)
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of ``text``, without special tokens, truncation or padding."""

@@ -249,16 +249,18 @@ def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True
                                "add_special_tokens": add_special_tokens,
                                "num_threads": num_threads}
     encode = encode_words_with if is_split_into_words else _encode_texts
-    if not return_length and not (return_overflowing_tokens and trunc is not None):
-        keys = {"input_ids", "offset_mapping" if return_offsets_mapping else "",
-                "token_type_ids" if return_token_type_ids is not False else "",
-                "attention_mask" if return_attention_mask is not False else "",
-                "special_tokens_mask" if return_special_tokens_mask else ""}
-        columns = (tok.encode_lists if return_tensors is None else tok.encode_arrays)(
-            items, keys=keys, words=is_split_into_words, **options)
-        if columns is not None:  # straight from the native columns; rows built if asked
-            return _from_columns(columns, lambda: encode(tok, items, **options), len(items),
-                                 batched, return_overflowing_tokens, return_tensors)
+    keys = {"input_ids", "offset_mapping" if return_offsets_mapping else "",
+            "token_type_ids" if return_token_type_ids is not False else "",
+            "attention_mask" if return_attention_mask is not False else "",
+            "special_tokens_mask" if return_special_tokens_mask else ""}
+    windows = return_overflowing_tokens and trunc is not None
+    columns = (tok.encode_lists if return_tensors is None else tok.encode_arrays)(
+        items, keys=keys, words=is_split_into_words, windows=windows, **options)
+    if columns is not None:  # straight from the native columns; rows built if asked
+        if return_length:
+            columns["length"] = _lengths(columns["input_ids"], return_tensors)
+        return _from_columns(columns, lambda: encode(tok, items, **options), len(items),
+                             batched, return_overflowing_tokens, return_tensors)
     encodings = encode(tok, items, **options)
     rows, mapping = [], []
     for i, enc in enumerate(encodings):
@@ -291,11 +293,19 @@ def _from_columns(columns: dict, encodings: Callable[[], list], n: int, batched:
         columns["overflow_to_sample_mapping"] = (
             list(range(n)) if return_tensors is None else _np().arange(n))
     if return_tensors is None:
-        if not batched and not overflowing:  # transformers unwraps the rows of one input
-            columns = {key: value[0] for key, value in columns.items()}
+        if not batched and not overflowing:  # transformers unwraps the rows of one input;
+            columns = {key: value if key == "length" else value[0]  # lengths stay a list
+                       for key, value in columns.items()}
     else:
         columns = _from_numpy(columns, return_tensors)
     return BatchEncoding(columns, encodings)
+
+
+def _lengths(ids, return_tensors: str | None):
+    """``return_length``'s column: each row's length, padding included (as transformers)."""
+    if return_tensors is None:
+        return [len(row) for row in ids]
+    return _np().full(ids.shape[0], ids.shape[1], dtype=ids.dtype)
 
 
 def _encode_texts(tok, items, **options):

@@ -109,6 +109,7 @@ class AddedVocabulary:
         raw = [(t, i) for t, i in self.entries if not t.normalized]
         norm = [(t, i) for t, i in self.entries if t.normalized]
         self._raw = _Matcher({t.content: (t, i) for t, i in raw})
+        self._first_chars = "".join(sorted({c[0] for c in self._raw.by_text if c}))
         normalize = normalize or (lambda s: s)
         self._norm = _Matcher({normalize(t.content): (t, i) for t, i in norm})
 
@@ -131,7 +132,7 @@ class AddedVocabulary:
         A text holding none of them holds no such token: a scan for these is a
         cheap filter before ``appears_in``.
         """
-        return "".join(sorted({content[0] for content in self._raw.by_text if content}))
+        return self._first_chars
 
     def appears_in_any(self, texts: list[str]) -> bool:
         """Tell whether a ``normalized=False`` token may be written in one of ``texts``.

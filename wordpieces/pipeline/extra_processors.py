@@ -13,6 +13,8 @@ Not handled here: ``TemplateProcessing`` and ``BertProcessing`` (``processors``)
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from ..encoding.encoding import Encoding
 from .char_tables import is_white_space
 from .processors import PostProcessorBase
@@ -120,6 +122,11 @@ class ProcessorSequence(PostProcessorBase):
     def __getitem__(self, index: int):
         """The post-processor at ``index`` (HF's ``seq[0]``)."""
         return self.processors[index]
+
+    def options_stamp(self) -> Hashable:
+        """``PostProcessorBase.options_stamp`` of this and of each processor in it."""
+        return (super().options_stamp(),
+                tuple((id(p), p.options_stamp()) for p in self.processors))
 
     def added_tokens(self, is_pair: bool) -> int:
         return sum(p.added_tokens(is_pair) for p in self.processors)

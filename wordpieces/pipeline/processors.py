@@ -16,7 +16,7 @@ Not handled here: HF's ``RobertaProcessing`` and ``Sequence`` post-processors
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -78,6 +78,21 @@ class PostProcessorBase:
     Subclasses implement ``process_encodings``, ``added_tokens``, ``apply_ids`` and
     ``to_config``.
     """
+
+    def __setattr__(self, name: str, value) -> None:
+        object.__setattr__(self, name, value)
+        object.__setattr__(self, "_changes", self.__dict__.get("_changes", 0) + 1)
+
+    def options_stamp(self) -> Hashable:
+        """A value that changes whenever an option is set: a cheap key for caches.
+
+        It counts the attribute assignments.
+
+        What a processor adds is remembered per processor (the native finisher's plans)
+        and learnt again when this changes. Options are set by assignment, as in HF
+        (``proc.sep = ("[SEP]", 3)``); a container changed in place is not seen.
+        """
+        return self.__dict__.get("_changes", 0)
 
     def process(self, encoding: Encoding, pair: Encoding | None = None,
                 add_special_tokens: bool = True) -> Encoding:

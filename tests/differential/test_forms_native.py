@@ -1,0 +1,109 @@
+"""Every form of the call takes the native path, and gives transformers' answer there.
+
+Run in strict mode (``conftest.py``): a form that fell back to Python raises
+``NativeFallbackError``. Each form is checked three ways on the shapes the benchmark
+measures (short lines, prose lines, paragraphs, pairs, multilingual text): the C entry
+point (``NativeWordEncoder.encode_finished``) ran, the output equals transformers'
+``BertTokenizerFast`` with the same arguments, and with the C path switched off by hand
+the same call fails instead of passing on the reference path.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.hf_reference import sample_lines
+from tests.transformers_reference import as_plain, bert_uncased_pair
+from wordpieces import batches
+from wordpieces.errors import NativeFallbackError
+from wordpieces.fast import backend
+from wordpieces.tokenizer import Tokenizer
+
+pytestmark = [pytest.mark.shared_data,
+              pytest.mark.skipif(backend._core is None, reason="native extension not built")]
+
+SHAPES = {
+    "short-lines": lambda: sample_lines("english", 40, seed=3),
+    "prose-lines": lambda: sample_lines("english", 40, seed=4),
+    "paragraphs": lambda: [" ".join(sample_lines("english", 12, seed=s)) for s in range(6)],
+    "multilingual": lambda: sample_lines("udhr", 40, seed=5) + sample_lines("chinese", 10,
+                                                                            seed=6),
+}
+
+# (name, call on (tokenizer, texts)): every form users call, lists first (the default)
+FORMS = {
+    "lists": lambda tok, x: tok(x),
+    "truncated": lambda tok, x: tok(x, truncation=True, max_length=128),
+    "padded": lambda tok, x: tok(x, padding=True, truncation=True, max_length=128),
+    "padded-np": lambda tok, x: tok(x, padding=True, truncation=True, max_length=128,
+                                    return_tensors="np"),
+    "every-column": lambda tok, x: tok(x, padding="max_length", max_length=64,
+                                       truncation=True, return_offsets_mapping=True,
+                                       return_special_tokens_mask=True, return_length=True),
+    "pairs": lambda tok, x: tok(x[::2], x[1::2], truncation=True, max_length=128),
+    "words": lambda tok, x: tok([t.split() for t in x], is_split_into_words=True,
+                                truncation=True, max_length=128),
+    "word-pairs": lambda tok, x: tok([t.split() for t in x[::2]],
+                                     [t.split() for t in x[1::2]],
+                                     is_split_into_words=True, padding=True),
+    "one-text": lambda tok, x: tok(x[0], truncation=True, max_length=128),
+    "one-text-np": lambda tok, x: tok(x[0], return_tensors="np"),
+}
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    return bert_uncased_pair(tmp_path_factory.mktemp("forms"))
+
+
+@pytest.fixture
+def c_calls(monkeypatch):
+    """How many times the C entry point ran."""
+    calls = []
+    real = backend.NativeWordEncoder.encode_finished
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(backend.NativeWordEncoder, "encode_finished", counted)
+    return calls
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("form", FORMS)
+def test_form_runs_native_and_matches_transformers(pair, c_calls, form, shape):
+    ours, theirs = pair
+    texts = SHAPES[shape]()
+    got = FORMS[form](ours, texts)
+    assert c_calls, f"{form} on {shape} did not reach the C path"
+    assert as_plain(got) == as_plain(FORMS[form](theirs, texts))
+
+
+def test_encode_batch_ids_and_encode_ids_run_native(pair, c_calls):
+    ours, theirs = pair
+    texts = SHAPES["prose-lines"]()
+    assert ours.encode_batch_ids(texts) == [theirs(t)["input_ids"] for t in texts]
+    assert ours.encode_ids(texts[0]) == theirs(texts[0])["input_ids"]
+    assert len(c_calls) == 2
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_disabled_c_path_fails_in_strict_mode(pair, monkeypatch, form):
+    """The check above can fail: with the C path off by hand, strict mode raises."""
+    monkeypatch.setattr(batches.BatchFinisher, "_native", lambda self, *a, **k: None)
+    with pytest.raises(NativeFallbackError, match="fell back"):
+        FORMS[form](pair[0], SHAPES["short-lines"]())
+
+
+@pytest.mark.parametrize("form", ["lists", "padded-np", "words"])
+def test_python_by_design_is_no_fallback(pair, monkeypatch, form):
+    """The pure-Python backend and a processor C does not run are not errors in strict mode."""
+    ours, theirs = pair
+    texts = SHAPES["short-lines"]()
+    monkeypatch.setenv("WORDPIECES_BACKEND", "python")
+    python_tok = Tokenizer.from_str(ours.to_str())
+    assert as_plain(FORMS[form](python_tok, texts)) == as_plain(FORMS[form](theirs, texts))
+    monkeypatch.delenv("WORDPIECES_BACKEND")
+    no_plan = Tokenizer.from_str(ours.to_str())
+    monkeypatch.setattr(batches, "plans_of", lambda processor, add_special_tokens: None)
+    assert as_plain(FORMS[form](no_plan, texts)) == as_plain(FORMS[form](theirs, texts))
