@@ -354,12 +354,14 @@ class TransformersMixin:
     def identity_text(self) -> str:
         """The configuration and vocabulary as text (defaults resolved, no file path).
 
-        What ``==`` and ``hash`` compare: two tokenizers built from the same files are equal.
+        What ``==`` and ``hash`` compare: two tokenizers built from the same files are equal,
+        and so are two that tokenize alike whatever options trained them
+        (``training_options``, provenance only, are left out).
         """
         resolved = TransformersConfig(self.model_max_length, self.padding_side,
                                       self.truncation_side,
                                       tuple(self.special_tokens_map.items()))
-        parts = dataclasses.replace(self.to_parts(), vocab_path=None,
+        parts = dataclasses.replace(self.to_parts(), vocab_path=None, training=None,
                                     transformers=resolved)
         return json.dumps(parts_state(parts), sort_keys=True, ensure_ascii=False)
 
