@@ -92,7 +92,12 @@ class WordEncoder:
             self._chunk_ids_cache = _Generations(CACHE_SIZE // 2)
             self._chunks = _Generations(CACHE_SIZE // 2)
             self._false_spaces = self._false_space_pattern()
-            self._ascii_fold = self._plain_ascii_fold()
+            self._ascii_fold, self._ascii_words = self._plain_ascii()
+            # ASCII letters and digits make one word (one run class): a chunk of them is
+            # one word without a look at the words regex
+            self._alnum_fold = self._ascii_fold if self._one_word(
+                "".join(self._classes[c] for c in range(0x21, 0x7F) if chr(c).isalnum())
+            ) else None
             self._split: Callable[[str], Pieces] = model.split
 
     # ------------------------------------------------------------ public
@@ -154,11 +159,11 @@ class WordEncoder:
         """The ids of a chunk missing from the young generation of the ids cache."""
         ids = self._chunk_ids_cache.old.get(chunk)
         if ids is None:
-            fold = self._ascii_fold
+            fold = self._alnum_fold
             if fold and chunk.isascii() and chunk.isalnum():  # one ASCII word: most chunks
                 pieces = self._split(fold(chunk))
                 ids = (pieces[0][0],) if len(pieces) == 1 else tuple(i for i, _, _ in pieces)
-            elif fold and chunk.isascii() and chunk.isprintable():
+            elif self._ascii_fold and chunk.isascii() and chunk.isprintable():
                 ids = self._ascii_words_ids(chunk)
             else:
                 ids = self._new_chunk(chunk)[0]  # the entry is kept only if offsets are read
@@ -168,7 +173,7 @@ class WordEncoder:
         """The ids of a printable ASCII chunk of several words (``_ascii_words_chunk``)."""
         ids = []
         cache = self._cache
-        for word in _ASCII_WORDS.findall(chunk):
+        for word in self._ascii_words.findall(chunk):
             for piece in cache.get(word) or self._word_pieces(word):
                 ids.append(piece[0])
         return tuple(ids)
@@ -185,8 +190,8 @@ class WordEncoder:
 
     def _new_chunk(self, chunk: str) -> Chunk:
         if self._ascii_fold and chunk.isascii() and chunk.isprintable():
-            if not chunk.isalnum():  # "world!", "(don't)": ASCII words are easy to find
-                return self._ascii_words_chunk(chunk)
+            if not (self._alnum_fold and chunk.isalnum()):  # "world!", "(don't)"
+                return self._ascii_words_chunk(chunk)  # ASCII words are easy to find
             return _word_chunk(self._split(self._ascii_fold(chunk)))
         elif not self._one_word(chunk.translate(self._classes)):  # punctuation, CJK...
             ids, offsets, word_ids = _collect(self._words(chunk))
@@ -200,7 +205,7 @@ class WordEncoder:
         pieces: list[tuple[int, int, int]] = []
         word_ids: list[int] = []
         cache, start = self._cache, 0
-        for index, word in enumerate(_ASCII_WORDS.findall(chunk)):
+        for index, word in enumerate(self._ascii_words.findall(chunk)):
             for i, s, e in cache.get(word) or self._word_pieces(word):
                 ids.append(i)
                 pieces.append((i, start + s, start + e))
@@ -208,24 +213,32 @@ class WordEncoder:
             start += len(word)
         return tuple(ids), tuple(pieces), tuple(word_ids), index + 1
 
-    def _plain_ascii_fold(self):
-        """``str.lower`` or ``str``, if that is what the pipeline does to printable ASCII.
+    def _plain_ascii(self) -> tuple[Callable[[str], str] | None, re.Pattern]:
+        """``(fold, words)``: what the pipeline does to printable ASCII, if that is plain.
 
-        True of every BERT flavor, lowercasing or not: letters and digits are word
-        characters normalized by case alone, other signs are isolated and kept as they are.
-        Such chunks skip the class table (``_new_chunk``) and ``_ASCII_WORDS`` finds their
-        words.
+        ``fold`` is ``str.lower`` or ``str`` when every printable ASCII character is
+        normalized by it alone and is an isolate or of a run class (no space, nothing
+        deleted or complex): true of every BERT flavor, lowercasing or not, and of most
+        HF pipelines. Such chunks skip the class table (``_new_chunk``) and ``words``,
+        one character class per class of the pipeline, finds their words (BERT's:
+        ``[0-9A-Za-z]+|[!-/...]``). ``fold`` is None otherwise.
         """
-        signs = [chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum()]
-        alnum = [chr(c) for c in range(0x21, 0x7F) if chr(c).isalnum()]
-        if any(self._classes[ord(c)] != ISOLATE or self._word_char(c) != c for c in signs):
-            return None
-        if any(self._classes[ord(c)] != WORD for c in alnum):
-            return None
+        printable = [chr(c) for c in range(0x21, 0x7F)]
+        groups: dict[str, list[str]] = {}
+        for ch in printable:
+            groups.setdefault(self._classes[ord(ch)], []).append(ch)
+        if not set(groups) <= {ISOLATE, *self.run_classes}:
+            return None, _ASCII_WORDS
+        words = re.compile("|".join(
+            "[" + "".join(map(re.escape, chars)) + "]" + ("" if cls == ISOLATE else "+")
+            for cls, chars in groups.items()))
+        space = self._classes[0x20]  # printable too: in a word where it is no space
+        if space != SPACE and (space not in groups or self._word_char(" ") != " "):
+            return None, _ASCII_WORDS
         for fold in (str, str.lower):
-            if all(self._word_char(c) == fold(c) for c in alnum):
-                return fold
-        return None
+            if all(self._word_char(c) == fold(c) for c in printable):
+                return fold, words
+        return None, _ASCII_WORDS
 
     def _false_space_pattern(self) -> re.Pattern:
         # Characters str.split() cuts on but the pipeline does not treat as spaces

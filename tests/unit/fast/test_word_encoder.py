@@ -9,14 +9,17 @@ from hypothesis import strategies as st
 from tests.shared_data import corpus_lines, shared_path
 from wordpieces.fast.word_encoder import COMPLEX, WordEncoder
 from wordpieces.flavors.rules import FLAVORS
+from wordpieces.pipeline.edit_normalizers import Replace
 from wordpieces.pipeline.models import WordPiece
-from wordpieces.pipeline.normalizers import BertNormalizer, Lowercase
+from wordpieces.pipeline.normalizers import BertNormalizer, Lowercase, Sequence
 from wordpieces.pipeline.pre_tokenizers import (
     ISOLATE,
     SPACE,
     WORD,
     BertPreTokenizer,
     CharClasses,
+    Metaspace,
+    Whitespace,
     WhitespaceSplit,
 )
 from wordpieces.vocab import Vocab
@@ -107,16 +110,27 @@ def test_ascii_shortcut_is_taken_by_every_flavor(vocab, flavor, lowercase):
 
 
 @pytest.mark.shared_data
-def test_ascii_shortcut_is_refused_when_a_sign_is_not_isolated(vocab):
-    """A pipeline that treats ASCII otherwise (here: '-' kept inside words) keeps the table."""
+def test_ascii_shortcut_follows_the_pipelines_classes(vocab):
+    """A pipeline that treats ASCII otherwise (here: '-' kept inside words): its words."""
     pre_tokenizer = BertPreTokenizer()
     classify = pre_tokenizer.classes.classify
     pre_tokenizer.classes = CharClasses(lambda ch: "w" if ch == "-" else classify(ch))
     encoder = WordEncoder(BertNormalizer(), pre_tokenizer, WordPiece(vocab))
-    assert encoder._ascii_fold is None
+    assert encoder._ascii_words.findall("(re-sent),") == ["(", "re-sent", ")", ","]
     text = "e-mail (re-sent), x-ray!"
     expected = staged(encoder.normalizer, pre_tokenizer, encoder.model, text)
     assert [vocab.token(i) for i in expected[0]][:3] == ["e", "##-", "##mail"]
+    assert encoder.encode(text) == expected and encoder.encode_ids(text) == expected[0]
+
+
+@pytest.mark.shared_data
+def test_ascii_shortcut_is_refused_when_an_ascii_character_is_deleted(vocab):
+    """A normalizer deleting a printable ASCII character: chunks keep the class table."""
+    normalizer = Sequence([Lowercase(), Replace("e", "")])
+    encoder = WordEncoder(normalizer, Whitespace(), WordPiece(vocab))
+    assert encoder.fused and encoder._ascii_fold is None
+    text = "Free tree-house!! see"
+    expected = staged(normalizer, encoder.pre_tokenizer, encoder.model, text)
     assert encoder.encode(text) == expected and encoder.encode_ids(text) == expected[0]
 
 
@@ -200,8 +214,8 @@ def test_char_facts_are_a_characters_class_and_word_text():
 
 
 def test_char_facts_need_the_fused_pipeline():
-    """Another pipeline has no per-character facts: asking is a clear error."""
-    encoder = WordEncoder(Lowercase(), BertPreTokenizer(), WordPiece(["[UNK]"]))
+    """A pipeline with no per-character facts (Metaspace edits the text): a clear error."""
+    encoder = WordEncoder(Lowercase(), Metaspace(), WordPiece(["[UNK]"]))
     assert not encoder.fused
-    with pytest.raises(ValueError, match="fused"):
+    with pytest.raises(ValueError, match="fused pipeline: pre_tokenizer Metaspace"):
         encoder.char_facts(ord("A"))
