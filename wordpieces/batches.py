@@ -20,6 +20,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Sequence
 from itertools import accumulate
+from typing import NamedTuple
 
 from .encoding.array_pool import ArrayPool
 from .encoding.encoding import Encoding
@@ -37,6 +38,7 @@ from .sequences import SequenceEncoder
 
 # finish_columns' ``want`` flags (wp_finish_glue.h)
 WANT_TYPES, WANT_SPECIAL, WANT_ATTENTION, WANT_OFFSETS, WANT_LISTS = 1, 2, 4, 8, 16
+WANT_WORDS, WANT_SEQUENCES = 32, 64  # int64 columns kept beside the rows (TokenColumns)
 # tok(...) keys the C columns give, in transformers' order, with their flag
 ARRAY_KEYS = (("input_ids", 0), ("token_type_ids", WANT_TYPES),
               ("attention_mask", WANT_ATTENTION), ("special_tokens_mask", WANT_SPECIAL),
@@ -209,20 +211,20 @@ class BatchFinisher:
         return out
 
     def arrays(self, items: list, keys: set[str], num_threads: int | None,
-               words: bool = False, windows: bool = False) -> dict | None:
+               words: bool = False, windows: bool = False) -> Finished | None:
         """``tok(...)``'s columns as 2-D int64 numpy arrays (offsets 3-D), or None.
 
         None when the C path cannot give them (see the module docstring) or the rows
         have different lengths: the caller then takes the reference path.
         """
         np = require("numpy", "numpy")
-        want = sum(flag for key, flag in ARRAY_KEYS if key in keys)
+        want = sum(flag for key, flag in ARRAY_KEYS if key in keys) | _id_columns(words)
         out = self._native(items, check_thread_count(num_threads), want,
                            _column_maker(self.finisher.padding, len(items)), words, windows)
         if out is None:
             self._fell_back("tok(..., return_tensors=...)")
             return None
-        *columns, splits = out
+        *columns, word_column, sequence_column, splits = out
         widths = np.diff(np.frombuffer(splits, dtype=np.int64))
         if len(items) == 0 or (widths != widths[0]).any():
             return None
@@ -234,15 +236,16 @@ class BatchFinisher:
                 array = np.frombuffer(by_flag[flag], dtype=np.int64)
                 pairs = flag == WANT_OFFSETS and shape[1] > 0  # [[]] stays 2-D, as in np
                 data[key] = array.reshape(shape + ((2,) if pairs else ()))
-        return data
+        return Finished(data, splits, word_column, sequence_column)
 
     def lists(self, items: list, keys: set[str], num_threads: int | None,
-              words: bool = False, windows: bool = False) -> dict | None:
+              words: bool = False, windows: bool = False) -> Finished | None:
         """``tok(...)``'s columns ``keys`` as lists of rows built in C, or None (see ``arrays``).
 
         Offsets come as ``(start, end)`` tuples, as ``Encoding.offsets`` gives them.
         """
         want = WANT_LISTS | sum(flag for key, flag in ARRAY_KEYS if key in keys)
+        want |= _id_columns(words)
         padding = self.finisher.padding  # the columns the lists are read from: checked
         alloc = None if padding is None else _column_maker(padding, len(items))
         out = self._native(items, check_thread_count(num_threads), want, alloc, words,
@@ -250,8 +253,10 @@ class BatchFinisher:
         if out is None:
             self._fell_back("tok(...) (lists)")
             return None
-        by_flag = dict(zip(_COLUMN_ORDER, out, strict=True))
-        return {key: by_flag[flag] for key, flag in ARRAY_KEYS if key in keys}
+        lists, word_column, sequence_column, splits = out
+        by_flag = dict(zip(_COLUMN_ORDER, lists, strict=True))
+        return Finished({key: by_flag[flag] for key, flag in ARRAY_KEYS if key in keys},
+                        splits, word_column, sequence_column)
 
     def _native(self, items: list, threads: int, want: int, alloc=None,
                 words: bool = False, windows: bool = False):
@@ -337,6 +342,23 @@ class BatchFinisher:
         out = [finisher.ids(a, None if p is None else next(seconds))
                for a, p in zip(flat[:len(firsts)], pairs, strict=True)]
         return pad_batch_ids(out, self.finisher.padding)
+
+
+class Finished(NamedTuple):
+    """``tok(...)``'s columns from C: ``data`` (key -> rows), and beside it the row bounds
+    (int64 bytes) and the word and sequence id columns (int64 bytes, or None: not asked)."""
+
+    data: dict
+    splits: bytes
+    words: bytes | None
+    sequences: bytes | None
+
+
+def _id_columns(words: bool) -> int:
+    """The id columns to ask for: pre-split words' ``word_ids(i)`` is what their callers
+    read (label alignment), so they get word and sequence ids; texts get none (their
+    word ids need offsets, which would slow the plain call)."""
+    return WANT_WORDS | WANT_SEQUENCES if words else 0
 
 
 def words_columns(items: list) -> tuple[list[str], bytes | None, bytes]:

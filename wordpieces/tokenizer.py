@@ -23,7 +23,7 @@ import os
 import re
 from collections.abc import Iterable
 
-from .batches import BatchFinisher
+from .batches import BatchFinisher, Finished
 from .encode_batch import encode_many
 from .encoding.batch_encoding import BatchEncoding, call_tokenizer
 from .encoding.encoding import Encoding
@@ -513,7 +513,7 @@ class Tokenizer(TransformersMixin):
                       truncation: TruncationParams | None, padding: PaddingParams | None,
                       add_special_tokens: bool = True,
                       num_threads: int | None = None, words: bool = False,
-                      windows: bool = False) -> dict | None:
+                      windows: bool = False) -> Finished | None:
         """``tok(...)``'s columns ``keys`` as numpy arrays straight from C, or None.
 
         None: this batch needs the ``encode_batch_with`` path (``batches.BatchFinisher``).
@@ -525,7 +525,7 @@ class Tokenizer(TransformersMixin):
                      truncation: TruncationParams | None, padding: PaddingParams | None,
                      add_special_tokens: bool = True,
                      num_threads: int | None = None, words: bool = False,
-                     windows: bool = False) -> dict | None:
+                     windows: bool = False) -> Finished | None:
         """``tok(...)``'s columns ``keys`` as lists of rows straight from C, or None.
 
         None: this batch needs the ``encode_batch_with`` path (``batches.BatchFinisher``).

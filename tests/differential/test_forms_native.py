@@ -107,3 +107,18 @@ def test_python_by_design_is_no_fallback(pair, monkeypatch, form):
     no_plan = Tokenizer.from_str(ours.to_str())
     monkeypatch.setattr(batches, "plans_of", lambda processor, add_special_tokens: None)
     assert as_plain(FORMS[form](no_plan, texts)) == as_plain(FORMS[form](theirs, texts))
+
+
+@pytest.mark.parametrize("form", ["words", "word-pairs", "lists", "padded-np", "pairs"])
+def test_row_facts_read_the_columns(pair, form):
+    """tokens(i) (and, for pre-split words, word_ids(i) and sequence_ids(i)) come from the
+    native columns, equal transformers', and build no Encoding."""
+    ours, theirs = pair
+    texts = SHAPES["multilingual"]()
+    got, expected = FORMS[form](ours, texts), FORMS[form](theirs, texts)
+    rows = range(len(got["input_ids"]))
+    assert [got.tokens(i) for i in rows] == [expected.tokens(i) for i in rows]
+    if form.startswith("word"):
+        assert [got.word_ids(i) for i in rows] == [expected.word_ids(i) for i in rows]
+        assert [got.sequence_ids(i) for i in rows] == [expected.sequence_ids(i) for i in rows]
+    assert callable(got._rows), "an Encoding was built to answer"

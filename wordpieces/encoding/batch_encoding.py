@@ -31,6 +31,7 @@ from .padding import (
     pad_ids,
 )
 from .pretokenized import check_words, encode_words_with
+from .token_columns import TokenColumns
 
 _PADDING = {False: None, None: None, "do_not_pad": None, True: "longest", "longest": "longest",
             "max_length": "max_length"}
@@ -48,11 +49,15 @@ class BatchEncoding(dict):
     Keys are also readable as attributes (``batch.input_ids``).
     """
 
-    def __init__(self, data: dict, encodings: list | Callable[[], list] | None = None):
+    def __init__(self, data: dict, encodings: list | Callable[[], list] | None = None,
+                 columns: TokenColumns | None = None):
         """``encodings``: the rows' ``Encoding`` objects, or a function that builds them
-        when first asked (the arrays of ``tok(...)`` are made without them)."""
+        when first asked (the arrays of ``tok(...)`` are made without them); ``columns``:
+        what the native path's columns tell of the tokens (``tokens``, ``word_ids``,
+        ``sequence_ids`` read them, building no Encoding)."""
         super().__init__(data)
         self._rows = encodings
+        self._columns = columns
 
     @property
     def encodings(self) -> list | None:
@@ -79,14 +84,20 @@ class BatchEncoding(dict):
 
     def tokens(self, batch_index: int = 0) -> list[str]:
         """The tokens of row ``batch_index``."""
+        if self._columns is not None:
+            return self._columns.tokens(batch_index)
         return self._encoding(batch_index).tokens
 
     def word_ids(self, batch_index: int = 0) -> list[int | None]:
         """The word index of each token of row ``batch_index``."""
+        if self._columns is not None and self._columns.has_words:
+            return self._columns.word_ids(batch_index)
         return self._encoding(batch_index).word_ids
 
     def sequence_ids(self, batch_index: int = 0) -> list[int | None]:
         """The input sequence (0, 1 or None) of each token of row ``batch_index``."""
+        if self._columns is not None and self._columns.has_sequences:
+            return self._columns.sequence_ids(batch_index)
         return self._encoding(batch_index).sequence_ids
 
     def _ask(self, name: str, batch_or_index: int, index: int | None, *sequence) -> object:
@@ -254,13 +265,16 @@ def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True
             "attention_mask" if return_attention_mask is not False else "",
             "special_tokens_mask" if return_special_tokens_mask else ""}
     windows = return_overflowing_tokens and trunc is not None
-    columns = (tok.encode_lists if return_tensors is None else tok.encode_arrays)(
+    finished = (tok.encode_lists if return_tensors is None else tok.encode_arrays)(
         items, keys=keys, words=is_split_into_words, windows=windows, **options)
-    if columns is not None:  # straight from the native columns; rows built if asked
+    if finished is not None:  # straight from the native columns; rows built if asked
+        columns = finished.data
+        facts = TokenColumns(columns["input_ids"], tok.id_to_token, finished.splits,
+                             finished.words, finished.sequences)
         if return_length:
             columns["length"] = _lengths(columns["input_ids"], return_tensors)
-        return _from_columns(columns, lambda: encode(tok, items, **options), len(items),
-                             batched, return_overflowing_tokens, return_tensors)
+        return _from_columns(columns, facts, lambda: encode(tok, items, **options),
+                             len(items), batched, return_overflowing_tokens, return_tensors)
     encodings = encode(tok, items, **options)
     rows, mapping = [], []
     for i, enc in enumerate(encodings):
@@ -285,8 +299,9 @@ def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True
     return BatchEncoding(to_tensors(data, return_tensors), rows)
 
 
-def _from_columns(columns: dict, encodings: Callable[[], list], n: int, batched: bool,
-                  overflowing: bool, return_tensors: str | None) -> BatchEncoding:
+def _from_columns(columns: dict, facts: TokenColumns, encodings: Callable[[], list], n: int,
+                  batched: bool, overflowing: bool,
+                  return_tensors: str | None) -> BatchEncoding:
     """The ``BatchEncoding`` of the native path's columns (lists, or numpy arrays) of ``n``
     inputs; ``encodings`` makes their ``Encoding`` objects when first asked."""
     if overflowing:  # no truncation here: one row per input
@@ -298,7 +313,7 @@ def _from_columns(columns: dict, encodings: Callable[[], list], n: int, batched:
                        for key, value in columns.items()}
     else:
         columns = _from_numpy(columns, return_tensors)
-    return BatchEncoding(columns, encodings)
+    return BatchEncoding(columns, encodings, facts)
 
 
 def _lengths(ids, return_tensors: str | None):

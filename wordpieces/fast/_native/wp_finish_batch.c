@@ -177,23 +177,39 @@ static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
                                                  alloc) : NULL;
     PyObject *offsets = attention ? column_bytes(2 * total, want & WANT_OFFSETS, &c.offsets,
                                                  alloc) : NULL;
-    PyObject *splits = offsets ? PyByteArray_FromStringAndSize(
+    /* word and sequence ids stay columns (read row by row later): memory of their own */
+    PyObject *words = offsets ? column_bytes(total, want & WANT_WORDS, &c.words, Py_None)
+                              : NULL;
+    PyObject *sequences = words ? column_bytes(total, want & WANT_SEQUENCES, &c.sequences,
+                                               Py_None) : NULL;
+    PyObject *splits = sequences ? PyByteArray_FromStringAndSize(
         (const char *)l->row_splits, (Py_ssize_t)((s->n_inputs + 1) * 8)) : NULL;
-    if (!ids || !types || !special || !attention || !offsets || !splits) {
+    if (!ids || !types || !special || !attention || !offsets || !words || !sequences
+        || !splits) {
         Py_XDECREF(ids); Py_XDECREF(types); Py_XDECREF(special);
-        Py_XDECREF(attention); Py_XDECREF(offsets); Py_XDECREF(splits);
+        Py_XDECREF(attention); Py_XDECREF(offsets); Py_XDECREF(words);
+        Py_XDECREF(sequences); Py_XDECREF(splits);
         return NULL;
     }
     write_all(s, single, pair, t, p, l, &c, threads);
-    if (want & WANT_LISTS) { /* ids alone: their lists; else a tuple of every column's */
-        PyObject *lists = want == WANT_LISTS
-                              ? column_lists(c.ids, 1, l->row_splits, s->n_inputs)
-                              : columns_lists(&c, l->row_splits, s->n_inputs);
-        Py_DECREF(ids); Py_DECREF(types); Py_DECREF(special);
-        Py_DECREF(attention); Py_DECREF(offsets); Py_DECREF(splits);
+    if (want == WANT_LISTS) { /* ids alone: their lists */
+        PyObject *lists = column_lists(c.ids, 1, l->row_splits, s->n_inputs);
+        Py_DECREF(ids); Py_DECREF(types); Py_DECREF(special); Py_DECREF(attention);
+        Py_DECREF(offsets); Py_DECREF(words); Py_DECREF(sequences); Py_DECREF(splits);
         return lists;
     }
-    return Py_BuildValue("(NNNNNN)", ids, types, special, attention, offsets, splits);
+    if (want & WANT_LISTS) { /* each wanted column's lists, then the id columns */
+        PyObject *lists = columns_lists(&c, l->row_splits, s->n_inputs);
+        Py_DECREF(ids); Py_DECREF(types); Py_DECREF(special);
+        Py_DECREF(attention); Py_DECREF(offsets);
+        if (!lists) {
+            Py_DECREF(words); Py_DECREF(sequences); Py_DECREF(splits);
+            return NULL;
+        }
+        return Py_BuildValue("(NNNN)", lists, words, sequences, splits);
+    }
+    return Py_BuildValue("(NNNNNNNN)", ids, types, special, attention, offsets, words,
+                         sequences, splits);
 }
 
 /* The layout of sequences s, then their columns (or lists), or a refused input's index. */
@@ -350,8 +366,11 @@ static PyObject *encode_columns(EncoderObject *self, batch *b, const finish_opts
         f.offsets = b->want_offsets ? wp_advise_huge(PyMem_Malloc(2 * total * sizeof(int64_t)),
                                                      2 * total * sizeof(int64_t))
                                     : NULL;
+        if (o->want & WANT_WORDS)
+            f.word_ids = PyMem_Malloc(total * sizeof(int32_t));
     }
-    if (!f.splits || !f.ids || (b->want_offsets && !f.offsets)) {
+    if (!f.splits || !f.ids || (b->want_offsets && !f.offsets)
+        || ((o->want & WANT_WORDS) && !f.word_ids)) {
         PyErr_NoMemory();
     } else {
         wp_batch_flatten(b, threads, &f);
@@ -359,7 +378,13 @@ static PyObject *encode_columns(EncoderObject *self, batch *b, const finish_opts
         int64_t *seq_splits = o->groups ? PyMem_Malloc(((size_t)o->n_seqs + 1) * 8) : f.splits;
         for (Py_ssize_t j = 0; o->groups && seq_splits && j <= o->n_seqs; j++)
             seq_splits[j] = f.splits[o->groups[j]];
-        wp_sequences s = {f.ids, f.offsets, seq_splits, o->pair_rows, o->n_inputs};
+        /* pre-split words: a token's word is its text's place in the sequence */
+        for (Py_ssize_t j = 0; o->groups && f.word_ids && j < o->n_seqs; j++)
+            for (int64_t r = o->groups[j]; r < o->groups[j + 1]; r++)
+                for (int64_t k = f.splits[r]; k < f.splits[r + 1]; k++)
+                    f.word_ids[k] = (int32_t)(r - o->groups[j]);
+        wp_sequences s = {f.ids, f.offsets, seq_splits, o->pair_rows, o->n_inputs,
+                          f.word_ids};
         out = seq_splits ? wp_layout_and_finish(&s, &o->single, &o->pair, &o->t, &o->p,
                                                 o->want, threads, o->alloc)
                          : PyErr_NoMemory();
@@ -369,6 +394,7 @@ static PyObject *encode_columns(EncoderObject *self, batch *b, const finish_opts
     PyMem_Free(f.splits);
     PyMem_Free(f.ids);
     PyMem_Free(f.offsets);
+    PyMem_Free(f.word_ids);
     return out;
 }
 
@@ -481,7 +507,7 @@ PyObject *wp_encode_finish(EncoderObject *self, PyObject *args)
     o.pair_rows = NULL;
     batch b;
     memset(&b, 0, sizeof(b));
-    b.want_offsets = (want & WANT_OFFSETS) != 0;
+    b.want_offsets = (want & (WANT_OFFSETS | WANT_WORDS)) != 0; /* words come with offsets */
     PyObject *out = NULL;
     if (wp_batch_collect(self, &b, PySequence_Fast_ITEMS(seq), n, 0) == 0) {
         o.pair_rows = read_pair_rows(rows_obj, n_inputs, o.n_seqs, &err); /* may run Python */

@@ -133,12 +133,15 @@ static void write_padding(const wp_padding *p, wp_columns *c, int64_t at, int64_
     put(c->special, at, n, 1);
     put(c->attention, at, n, 0);
     put(c->offsets, 2 * at, 2 * n, 0);
+    put(c->words, at, n, -1);
+    put(c->sequences, at, n, -1);
 }
 
 /* Write `keep` tokens of sequence row `row` (cut as truncation says) at `at`. */
 static void write_sequence(const wp_sequences *s, const wp_truncation *t, int64_t row,
-                           int64_t keep, int64_t type_id, wp_columns *c, int64_t at)
+                           int64_t keep, const wp_piece *piece, wp_columns *c, int64_t at)
 {
+    int64_t type_id = piece->type_id;
     int64_t start = s->splits[row];
     if (t->on && t->left)
         start += row_length(s, row) - keep;
@@ -151,6 +154,10 @@ static void write_sequence(const wp_sequences *s, const wp_truncation *t, int64_
     put(c->attention, at, keep, 1);
     if (c->offsets)
         memcpy(c->offsets + 2 * at, s->offsets + 2 * start, (size_t)keep * 2 * sizeof(int64_t));
+    if (c->words)
+        for (int64_t k = 0; k < keep; k++)
+            c->words[at + k] = s->word_ids[start + k];
+    put(c->sequences, at, keep, piece->seq);
 }
 
 static void write_specials(const wp_piece *piece, wp_columns *c, int64_t at)
@@ -160,6 +167,8 @@ static void write_specials(const wp_piece *piece, wp_columns *c, int64_t at)
     put(c->special, at, piece->n_ids, 1);
     put(c->attention, at, piece->n_ids, 1);
     put(c->offsets, 2 * at, 2 * piece->n_ids, 0);
+    put(c->words, at, piece->n_ids, -1);
+    put(c->sequences, at, piece->n_ids, -1);
 }
 
 void wp_finish_write(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
@@ -183,7 +192,7 @@ void wp_finish_write(const wp_sequences *s, const wp_plan *single, const wp_plan
                 at += piece->n_ids;
             } else {
                 int64_t row = piece->seq == 0 ? i : b, keep = piece->seq == 0 ? l->keep1[i] : l->keep2[i];
-                write_sequence(s, t, row, keep, piece->type_id, c, at);
+                write_sequence(s, t, row, keep, piece, c, at);
                 at += keep;
             }
         }

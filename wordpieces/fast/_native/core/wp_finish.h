@@ -51,6 +51,7 @@ typedef struct {
     const int64_t *splits;
     const int64_t *pair_rows;
     int64_t n_inputs;
+    const int32_t *word_ids; /* the word of each token in its sequence, or NULL */
 } wp_sequences;
 
 /* Where each input starts in the output and what truncation keeps of it. */
@@ -74,6 +75,7 @@ int64_t wp_finish_layout(const wp_sequences *s, const wp_plan *single, const wp_
 /* The output columns (each sized row_splits[n]; ids always, the others NULL: not wanted). */
 typedef struct {
     int64_t *ids, *type_ids, *special, *attention, *offsets; /* offsets: 2 per token */
+    int64_t *words, *sequences; /* word and sequence ids, -1 where none (special, pad) */
 } wp_columns;
 
 /* Write the rows of inputs [from, to) (threads may write disjoint ranges at once). */
