@@ -72,15 +72,6 @@ def unzip(items: list) -> tuple[list[str], list[str | None]]:
     return firsts, pairs
 
 
-def unzip_fast(items: list) -> tuple[list[str], list[str | None] | None]:
-    """``unzip``, with None for the pairs when no item has one (in C when built)."""
-    split = unzip_items(items)
-    if split is not None and split[1] is None:
-        return split[0], None
-    firsts, pairs = unzip(items)
-    return firsts, (pairs if any(p is not None for p in pairs) else None)
-
-
 # ---------------------------------------------------------------- what the processor adds
 
 

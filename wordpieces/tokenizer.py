@@ -499,7 +499,8 @@ class Tokenizer(TransformersMixin):
     def encode_ids(self, text: str, pair: str | None = None, *,
                    add_special_tokens: bool = True) -> list[int]:
         """Return ``encode(...).ids`` without building offsets or tokens (the fast path)."""
-        return self.encode_batch_ids([(text, pair)], add_special_tokens=add_special_tokens)[0]
+        item = text if pair is None else (text, pair)
+        return self.encode_batch_ids([item], add_special_tokens=add_special_tokens)[0]
 
     def encode_batch_ids(self, texts: Iterable[TextOrPair], *,
                          add_special_tokens: bool = True,
