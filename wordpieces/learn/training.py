@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping  # noqa: F401 (Iterable: read by train()'s signature)
 from typing import Any
 
 from ..errors import MAX_VOCAB_SIZE, check_size
