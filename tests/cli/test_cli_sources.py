@@ -84,7 +84,8 @@ def test_train_reads_every_source_kind(kind, tmp_path):
 def test_encode_reads_every_source_kind(kind, backend, tmp_path, vocab):
     """encode gives the hand-worked ids of every line, in order, from every kind of source."""
     argument, stdin = source(kind, tmp_path)
-    out = wordpieces("encode", "-t", vocab, argument, stdin=stdin, backend=backend)
+    out = wordpieces("encode", "-t", vocab, argument, "--no-add-special-tokens", stdin=stdin,
+                     backend=backend)
     assert out.stdout.decode().split("\n")[:-1] == [" ".join(map(str, ids))
                                                     for ids in EXPECTED_IDS]
 
@@ -108,7 +109,8 @@ def test_encode_npy_creates_the_output_folder(tmp_path, vocab):
 
     argument, _ = source("path", tmp_path)
     target = tmp_path / "new" / "ids.npy"
-    wordpieces("encode", "-t", vocab, argument, "--format", "npy", "-o", target)
+    wordpieces("encode", "-t", vocab, argument, "--no-add-special-tokens", "--format", "npy",
+               "-o", target)
     assert np.load(target).tolist() == [i for ids in EXPECTED_IDS for i in ids]
     assert (tmp_path / "new" / "ids.idx.npy").exists()
 
@@ -119,7 +121,8 @@ def test_a_compressed_vocab_txt_is_a_tokenizer_too(suffix, tmp_path):
     compress = COMPRESS[suffix]
     vocab = tmp_path / f"vocab.txt.{suffix}"
     vocab.write_bytes(compress("".join(token + "\n" for token in VOCAB).encode()))
-    out = wordpieces("encode", "-t", vocab, stdin=(LINES[0] + "\n").encode())
+    out = wordpieces("encode", "-t", vocab, "--no-add-special-tokens",
+                     stdin=(LINES[0] + "\n").encode())
     assert out.stdout.decode() == " ".join(map(str, EXPECTED_IDS[0])) + "\n"
     broken = tmp_path / f"dup.txt.{suffix}"
     broken.write_bytes(compress(b"[UNK]\na\na\n"))

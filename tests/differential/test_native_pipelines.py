@@ -169,7 +169,8 @@ def test_shared_corpora_give_hf_ids_and_offsets(name, kind, monkeypatch):
 # Any code point, with the characters that test the contracts' edges made frequent.
 EDGES = ("aAé\u0301\u0308\u0323\u0345\u1100\u1161\u11a8\uac00\u00c5\u212bΣσς"
          "İ1２\u0663 \t\n\u3000\u00a0\u2028\x00\x1c\u00ad\u200b\ufffd-.,!#'¿你好ﬁ㎏①")
-ANY_TEXT = st.text(st.one_of(st.characters(codec=None, exclude_categories=()),
+# (No lone surrogates: HF refuses them at the door, "TextEncodeInput must be ...".)
+ANY_TEXT = st.text(st.one_of(st.characters(codec=None, exclude_categories=("Cs",)),
                              st.sampled_from(EDGES)), max_size=40)
 
 

@@ -14,8 +14,9 @@ from wordpieces.cli.encode import MAX_LINE_CHARS
 
 def _encode(tmp_path, args: list[str], data: bytes, limit_memory: bool = False):
     (tmp_path / "vocab.txt").write_text("\n".join(VOCAB) + "\n", encoding="utf-8")
-    return subprocess.run([sys.executable, "-m", "wordpieces", "encode", "-q", "-t",
-                           str(tmp_path / "vocab.txt"), *args], input=data,
+    return subprocess.run([sys.executable, "-m", "wordpieces", "encode", "-q",
+                           "--no-add-special-tokens", "-t", str(tmp_path / "vocab.txt"),
+                           *args], input=data,
                           capture_output=True, timeout=300,
                           preexec_fn=_one_gigabyte if limit_memory else None)
 

@@ -178,7 +178,8 @@ def test_the_command_line_reads_a_vocab_from_process_substitution(tmp_path):
     """The real shell form, through bash."""
     (tmp_path / "vocab.txt").write_text("\n".join(VOCAB) + "\n", encoding="utf-8")
     out = subprocess.run(
-        ["bash", "-c", f'"{sys.executable}" -m wordpieces encode -q -t <(cat vocab.txt)'],
+        ["bash", "-c", f'"{sys.executable}" -m wordpieces encode -q --no-add-special-tokens '
+         '-t <(cat vocab.txt)'],
         input="hello worlds\n", capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert (out.returncode, out.stdout) == (0, "5 6 7\n"), out.stderr
 

@@ -108,8 +108,8 @@ TRAIN_OPTIONS: tuple[Option, ...] = (
          "(WordPiece by merges, as HF's trainer) or word-level", "vocabulary",
          choices=ALGORITHMS),
     _opt("vocab_size", int, 30_000, "tokens to learn, reserved tokens included (word-level: "
-         "at most; alias max_size in learn_word_level)", "vocabulary", minimum=1,
-         metavar="N"),
+         "at most; alias max_size in learn_word_level)", "vocabulary",
+         metavar="N"),  # no minimum here: train() names the real one (reserved tokens + 1)
     _opt("special_tokens", TOKENS, DEFAULT_SPECIALS, "reserved tokens; they lead the "
          "vocabulary and must hold unk_token (alias reserved_tokens, TF Text's name)",
          "vocabulary", aliases=("reserved_tokens",), metavar="T1,T2,..."),

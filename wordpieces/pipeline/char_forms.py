@@ -71,7 +71,8 @@ def charwise_form(normalizer) -> CharwiseNormalizer | str:
 
     >>> charwise_form(norms.Sequence([norms.NFD(), norms.StripAccents()])).mapped("é")
     'e'
-    >>> charwise_form(norms.Sequence([norms.NFC(), norms.Prepend("_")]))
+    >>> from wordpieces.pipeline.edit_normalizers import Prepend
+    >>> charwise_form(norms.Sequence([norms.NFC(), Prepend("_")]))
     'normalizer Prepend: adds text at the start, not a function of one character'
     """
     if type(normalizer) is norms.BertNormalizer:
