@@ -265,6 +265,8 @@ class BatchFinisher:
         if padding is not None:  # the C code pads every row: refuse what is sure to be over
             padding.check_rows(len(items))
         self.python_reason = ""  # by design when set; a fallback (strict mode) when not
+        if windows:  # before any scan: the reference path does the whole batch again
+            return self._python("truncation's overflowing windows (not done in C)")
         encoder = self.seq.word_encoder
         if not isinstance(encoder, NativeWordEncoder):
             return self._python("the pure-Python backend, or a pipeline C does not run")
@@ -286,8 +288,6 @@ class BatchFinisher:
             return self._python("a post-processor that is not fixed tokens around each text")
         if self.seq.needs_added_matching(texts, threads):
             return self._python("texts holding a literal added token")
-        if windows:
-            return self._python("truncation's overflowing windows (not done in C)")
         out = encoder.encode_finished(texts, pair_rows, len(items), plans,
                                       _truncation_args(self.finisher.truncation),
                                       _padding_args(padding), want, threads,

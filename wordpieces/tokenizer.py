@@ -514,26 +514,16 @@ class Tokenizer(TransformersMixin):
                       truncation: TruncationParams | None, padding: PaddingParams | None,
                       add_special_tokens: bool = True,
                       num_threads: int | None = None, words: bool = False,
-                      windows: bool = False) -> Finished | None:
-        """``tok(...)``'s columns ``keys`` as numpy arrays straight from C, or None.
-
-        None: this batch needs the ``encode_batch_with`` path (``batches.BatchFinisher``).
+                      windows: bool = False, lists: bool = False) -> Finished | None:
+        """``tok(...)``'s columns ``keys`` straight from C: numpy arrays, or with ``lists``
+        Python lists of rows; None when this batch needs the ``encode_batch_with`` path
+        (``batches.BatchFinisher``). ``words``: the items are ``(words, pair_words or
+        None)`` (``is_split_into_words``); ``windows``: overflowing windows are asked for.
         """
-        return BatchFinisher(self._seq, self.post_processor, add_special_tokens, truncation,
-                             padding).arrays(items, keys, num_threads, words, windows)
-
-    def encode_lists(self, items: list, *, keys: set[str],
-                     truncation: TruncationParams | None, padding: PaddingParams | None,
-                     add_special_tokens: bool = True,
-                     num_threads: int | None = None, words: bool = False,
-                     windows: bool = False) -> Finished | None:
-        """``tok(...)``'s columns ``keys`` as lists of rows straight from C, or None.
-
-        None: this batch needs the ``encode_batch_with`` path (``batches.BatchFinisher``).
-        ``words``: the items are ``(words, pair_words or None)`` (``is_split_into_words``).
-        """
-        return BatchFinisher(self._seq, self.post_processor, add_special_tokens, truncation,
-                             padding).lists(items, keys, num_threads, words, windows)
+        finisher = BatchFinisher(self._seq, self.post_processor, add_special_tokens,
+                                 truncation, padding)
+        finish = finisher.lists if lists else finisher.arrays
+        return finish(items, keys, num_threads, words, windows)
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of ``text``, without special tokens, truncation or padding."""

@@ -265,8 +265,8 @@ def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True
             "attention_mask" if return_attention_mask is not False else "",
             "special_tokens_mask" if return_special_tokens_mask else ""}
     windows = return_overflowing_tokens and trunc is not None
-    finished = (tok.encode_lists if return_tensors is None else tok.encode_arrays)(
-        items, keys=keys, words=is_split_into_words, windows=windows, **options)
+    finished = tok.encode_arrays(items, keys=keys, words=is_split_into_words, windows=windows,
+                                 lists=return_tensors is None, **options)
     if finished is not None:  # straight from the native columns; rows built if asked
         columns = finished.data
         facts = TokenColumns(columns["input_ids"], tok.id_to_token, finished.splits,
