@@ -99,8 +99,8 @@ PIPELINES = {
 
 # Pipelines kept on the staged Python path, and the words that name why.
 GENERAL = {
-    "Strip": ({"type": "Strip", "strip_left": True, "strip_right": True}, BERT_P,
-              "normalizer Strip"),
+    "Strip": ({"type": "Strip", "strip_left": True, "strip_right": True},
+              {"type": "Punctuation", "behavior": "Isolated"}, "normalizer Strip"),
     "Prepend": ({"type": "Prepend", "prepend": "_"}, BERT_P, "normalizer Prepend"),
     "Replace regex": ({"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "},
                       BERT_P, "normalizer Replace"),

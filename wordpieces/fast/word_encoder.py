@@ -366,12 +366,12 @@ def fast_forms(normalizer, pre_tokenizer
     """
     if pre_tokenizer is None:
         return "no pre-tokenizer (the whole text is one word)"
-    charwise = charwise_form(normalizer)
-    if isinstance(charwise, str):
-        return charwise
     pre = char_class_form(pre_tokenizer)
     if isinstance(pre, str):
         return pre
+    charwise = charwise_form(normalizer, pre.classes)  # its edit stages need the classes
+    if isinstance(charwise, str):
+        return charwise
     if (type(normalizer) is BertNormalizer and type(pre_tokenizer) is BertPreTokenizer
             and normalizer.flavor != pre_tokenizer.flavor):
         return (f"BertNormalizer of flavor {normalizer.flavor!r} with a BertPreTokenizer "

@@ -9,7 +9,9 @@ the reason they cannot be (a string naming the stage).
 
 Normalizers: ``BertNormalizer`` (any options), ``Lowercase``, ``StripAccents``,
 ``NFD``/``NFKD``/``NFC``/``NFKC``, a literal one-character ``Replace``, and a
-``Sequence`` of these. A sequence maps one character by running each stage over what
+``Sequence`` of these; given the pre-tokenizer's classes (``space_classes``), also
+``Strip`` and a multi-character literal ``Replace`` (*edit stages*, see
+``_edit_stage``). A sequence maps one character by running each stage over what
 the stages before made of it. A character is a *context* character (the general path
 takes texts holding one) when a stage would not treat one of its intermediate
 characters as a function of itself alone: a ``BertNormalizer`` context character (final
@@ -30,8 +32,9 @@ sequence is ``SPACE`` if one member says so, else ``ISOLATE`` if one says so, el
 members' run classes taken together (a later member splits the words of an earlier
 one where its own class changes).
 
-Not handled here: ``Strip``, ``Prepend``, multi-character ``Replace`` and regex
-``Replace`` (not functions of one character), ``Metaspace`` (edits the text),
+Not handled here: ``Prepend`` and regex ``Replace`` (not functions of one character),
+``Strip`` whose whitespace the pre-tokenizer keeps, a multi-character ``Replace`` whose
+pattern can span words, ``Metaspace`` (edits the text),
 ``Split`` with a general regex, ``merged_with_previous``/``merged_with_next``
 behaviours, inverted patterns: those pipelines keep the staged Python path.
 """
@@ -49,7 +52,7 @@ from ..flavors.tables import hf_ccc, hf_is_punctuation
 from . import normalizers as norms
 from . import pre_tokenizers as pres
 from .char_tables import decompose, is_numeric, is_white_space
-from .edit_normalizers import Replace
+from .edit_normalizers import Replace, Strip
 from .normalizers import CharwiseNormalizer, NormalizedString
 from .pre_tokenizers import ISOLATE, SPACE, WORD, CharClasses, CharClassPreTokenizer
 
@@ -66,8 +69,13 @@ Stage = tuple[Callable[[str], str], Callable[[str], bool]]  # (map one char, is 
 # ---------------------------------------------------------------- normalizers
 
 
-def charwise_form(normalizer) -> CharwiseNormalizer | str:
+def charwise_form(normalizer, space_classes: Mapping[int, str] | None = None
+                  ) -> CharwiseNormalizer | str:
     """``normalizer`` read as a ``CharwiseNormalizer``, or why it cannot be (a string).
+
+    ``space_classes``: the pre-tokenizer's classes of normalized characters; without
+    them the edit stages (``Strip``, multi-character ``Replace``) are refused, since
+    whether they read as characters depends on what the pre-tokenizer drops.
 
     >>> charwise_form(norms.Sequence([norms.NFD(), norms.StripAccents()])).mapped("é")
     'e'
@@ -80,23 +88,98 @@ def charwise_form(normalizer) -> CharwiseNormalizer | str:
     stages = _stages(normalizer)
     if isinstance(stages, str):
         return stages
-    return ComposedCharwise(normalizer, stages)
+    plain: list[Stage] = []
+    for k, stage in enumerate(stages):
+        if isinstance(stage, _Edit):
+            after = [s for s in stages[k + 1:] if not isinstance(s, _Edit)]
+            made = _edit_stage(stage.normalizer, plain, after, space_classes)
+            if isinstance(made, str):
+                return made
+            plain += made
+        else:
+            plain.append(stage)
+    return ComposedCharwise(normalizer, plain)
+
+
+class _Edit:
+    """An edit stage (``Strip``, multi-character ``Replace``) in ``_stages``' list."""
+
+    __slots__ = ("normalizer",)
+
+    def __init__(self, normalizer):
+        self.normalizer = normalizer
+
+
+def _edit_stage(stage, before: list[Stage], after: list[Stage],
+                space_classes: Mapping[int, str] | None) -> list[Stage] | str:
+    """The per-character stages an edit stage reads as, or why it does not.
+
+    ``Strip`` reads as no stage when every whitespace character it may remove ends a
+    word anyway: the stages ``after`` it make it spaces of the pre-tokenizer or delete
+    it (a deleted character at a text's end glues to nothing), so removing it changes
+    no word and no offset. A literal ``Replace`` of several
+    characters reads as the identity with a *guard*: a character whose form at this
+    stage holds the pattern's guard character (``_guard``) is a context character, so
+    only texts that may hold a match take the general path, and the others are
+    unchanged by it. A pattern holding what a space of the text becomes here could
+    match across words (the fast paths cut texts at spaces first): refused.
+    """
+    name = type(stage).__name__
+    if space_classes is None:
+        return f"normalizer {name}: an edit stage, read only with the pre-tokenizer's classes"
+    if type(stage) is Strip:
+        rest = ComposedCharwise(None, after)
+        for ch in filter(is_white_space, _spaces()):
+            out, context = rest.facts(ch)
+            if context or any(space_classes[ord(c)] != SPACE for c in out):
+                return (f"normalizer Strip: the whitespace it removes ({ch!r}) is not a "
+                        "space of the pre-tokenizer, so removing it changes the words")
+        return []
+    pattern = stage.matcher.pattern
+    prior = ComposedCharwise(None, before)
+    for ch in _spaces():
+        if not set(prior.mapped(ch)).isdisjoint(pattern):
+            return (f"normalizer Replace: the pattern {pattern!r} holds what a space "
+                    f"({ch!r}) becomes, so it can match across words")
+    return [(_same, _guard(pattern).__eq__)]
+
+
+def _same(ch: str) -> str:
+    return ch
+
+
+def _guard(pattern: str) -> str:
+    """The character of ``pattern`` whose texts take the general path: likely the rarest.
+
+    Any one will do (a text without it holds no match): not a letter or digit if the
+    pattern has one, then the highest code point.
+    """
+    return max(pattern, key=lambda ch: (not ch.isalnum(), ord(ch)))
+
+
+@functools.cache
+def _spaces() -> tuple[str, ...]:
+    """Every character that may separate the fast paths' chunks or words.
+
+    Python's ``str.isspace`` (where ``str.split`` cuts) and Rust's whitespace (HF's);
+    none is above U+3000.
+    """
+    return tuple(ch for ch in map(chr, range(0x3001)) if ch.isspace() or is_white_space(ch))
 
 
 _NOT_CHARWISE = {
-    "Strip": "removes the text's ends",
     "Prepend": "adds text at the start",
 }
 
 
-def _stages(normalizer) -> list[Stage] | str:
-    """The per-character stages of ``normalizer``, or why it has none."""
+def _stages(normalizer) -> list[Stage | _Edit] | str:
+    """The per-character stages of ``normalizer`` (its edit stages marked), or why not."""
     kind = type(normalizer)
     never = _never
     if normalizer is None:
         return []
     if kind is norms.Sequence:
-        out: list[Stage] = []
+        out: list[Stage | _Edit] = []
         for member in normalizer.normalizers:
             stages = _stages(member)
             if isinstance(stages, str):
@@ -110,10 +193,14 @@ def _stages(normalizer) -> list[Stage] | str:
     if kind in (norms.NFD, norms.NFKD, norms.NFC, norms.NFKC):
         return [(functools.lru_cache(maxsize=None)(normalizer.normalize_str),
                  functools.partial(_unicode_context, normalizer.form))]
+    if kind is Strip:
+        return [_Edit(normalizer)]
     if kind is Replace:
-        if normalizer.matcher.is_regex or len(normalizer.matcher.pattern) != 1:
-            return ("normalizer Replace: the pattern is not one literal character "
+        if normalizer.matcher.is_regex or not normalizer.matcher.pattern:
+            return ("normalizer Replace: the pattern is not a literal string "
                     f"({normalizer.matcher!r})")
+        if len(normalizer.matcher.pattern) != 1:
+            return [_Edit(normalizer)]
         pattern, content = normalizer.matcher.pattern, normalizer.content
         return [(lambda ch: content if ch == pattern else ch, never)]
     name = kind.__name__
