@@ -28,7 +28,7 @@ HEADERS = ["wp_module.h", "wp_finish_glue.h", "wp_columns.h"] + [f"core/{name}" 
 # (wordpieces.learn.learners._merge_native).
 MERGE = "wordpieces/learn/learners/native"
 MERGE_SOURCES = ["wp_merge_module.c", "wp_merge.c", "wp_likelihood.c", "wp_names.c",
-                 "wp_pieces.c"]
+                 "wp_pieces.c", "wp_refine.c", "wp_refine_loop.c"]
 UNIX_FLAGS = ["-O3", "-std=c99", "-fvisibility=hidden", "-pthread"]
 
 
@@ -76,7 +76,8 @@ if not _flag("WORDPIECES_NO_NATIVE"):
     ext_modules.append(Extension(
         "wordpieces.learn.learners._merge_native",
         sources=[f"{MERGE}/{name}" for name in MERGE_SOURCES],
-        depends=[f"{MERGE}/wp_merge.h", f"{MERGE}/wp_merge_internal.h", f"{MERGE}/wp_pieces.h"],
+        depends=[f"{MERGE}/{name}" for name in ("wp_merge.h", "wp_merge_internal.h", "wp_pieces.h",
+                                                 "wp_refine.h", "wp_refine_internal.h")],
         include_dirs=[MERGE],
     ))
 

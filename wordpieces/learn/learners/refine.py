@@ -15,6 +15,11 @@ removed, and the size stays the same.
 The cost of a word is its count times its number of MaxMatch tokens (a word MaxMatch
 cannot segment costs one ``[UNK]``, whatever the vocabulary).
 
+``refine`` runs the loop in C (``native/wp_refine*.c``, the learner extension) when it
+is built; ``refine_python`` is the reference it follows step for step, ties included
+(``tests/unit/learn/test_refine_native.py``). ``WORDPIECES_BACKEND=python`` forces the
+reference, ``=native`` makes a missing extension an error (``native_merge_error``).
+
 Not handled here: the merges themselves (``bottom_up``), tokenizing with the result
 (``pipeline.models.WordPiece``).
 """
@@ -26,10 +31,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 from itertools import pairwise
 
+from ...errors import MissingDependencyError
+from . import native_merge
 from .common import greedy_pieces
 
-__all__ = ["refine_vocabulary", "refine", "greedy_cost", "Segmenter", "adjacent_joins",
-           "update_joins", "removal_losses"]
+__all__ = ["refine_vocabulary", "refine", "refine_python", "refine_native", "greedy_cost",
+           "Segmenter", "adjacent_joins", "update_joins", "removal_losses"]
 
 # Swaps tried per batch at first; halved when a batch does not lower the cost.
 FIRST_BATCH = 1024
@@ -233,6 +240,29 @@ def exact_gain(seg: Segmenter, token: str) -> int:
 
 def refine(words: list[str], counts: list[int], vocab: list[str], protected: Iterable[str],
            prefix: str = "##", rounds: int = ROUNDS) -> list[str]:
+    """``refine_python``'s result, computed in C when the learner extension is built.
+
+    Why: the greedy re-splitting is most of a refined training's time in Python.
+    """
+    if native_merge.native_merge_error(zip(words, counts, strict=True), "count"):
+        return refine_python(words, counts, vocab, protected, prefix, rounds)
+    return refine_native(words, counts, vocab, protected, prefix, rounds)
+
+
+def refine_native(words: list[str], counts: list[int], vocab: list[str],
+                  protected: Iterable[str], prefix: str = "##", rounds: int = ROUNDS,
+                  candidates: int = CANDIDATES_PER_ROUND) -> list[str]:
+    """``refine_python`` in C (the extension must be built); the same vocabulary."""
+    module = native_merge._merge_native
+    if module is None:
+        raise MissingDependencyError("the merge extension is not built")
+    return module.refine(list(words), list(counts), list(vocab), list(protected), prefix,
+                         rounds, FIRST_BATCH, candidates, HEAVY)
+
+
+def refine_python(words: list[str], counts: list[int], vocab: list[str],
+                  protected: Iterable[str], prefix: str = "##", rounds: int = ROUNDS,
+                  candidates: int = CANDIDATES_PER_ROUND) -> list[str]:
     """``vocab`` with its least useful tokens swapped for better ones, same size.
 
     ``protected`` (special tokens, the alphabet) stay. Returns the tokens
@@ -250,7 +280,7 @@ def refine(words: list[str], counts: list[int], vocab: list[str], protected: Ite
     for round_ in range(rounds):
         if batch < 1:
             break
-        ranked = heapq.nsmallest(CANDIDATES_PER_ROUND, (t for t in joins if t not in seg.vocab),
+        ranked = heapq.nsmallest(candidates, (t for t in joins if t not in seg.vocab),
                                  key=lambda t: (-joins[t], t))
         gains = {t: gains[t] if t in gains else exact_gain(seg, t) for t in ranked}
         losses.update(removal_losses(seg, stale, ceiling=HEAVY * max(gains.values(), default=0)))

@@ -13,6 +13,9 @@
  * WordPiece's greedy longest-match-first segmentation of the words uses (a word with a
  * stretch no token matches uses none); bottom_up.used_tokens is the reference.
  *
+ * refine(words, counts, vocab, protected, prefix, rounds, first_batch, candidates, heavy)
+ * -> list: refine.py's refine_python (its reference) in C (core: wp_refine*.c).
+ *
  * Not handled here: the merging and the segmentation (core: wp_merge.c, wp_pieces.c).
  */
 #define PY_SSIZE_T_CLEAN
@@ -24,6 +27,7 @@
 
 #include "wp_merge.h"
 #include "wp_pieces.h"
+#include "wp_refine.h"
 
 typedef struct {
     PyObject_HEAD
@@ -368,9 +372,94 @@ static PyObject *used_tokens(PyObject *Py_UNUSED(module), PyObject *args) {
     return flags;
 }
 
+/* Feed each str of list to add (a word with its count, or a token). */
+static int feed(wp_refiner *r, PyObject *list, PyObject *counts, int protected_,
+                Py_UCS4 **buffer, Py_ssize_t *capacity) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        Py_ssize_t n = code_points(PyList_GET_ITEM(list, i), buffer, capacity);
+        if (n < 0) return -1;
+        int failed;
+        if (counts) {
+            long long count = PyLong_AsLongLong(PyList_GET_ITEM(counts, i));
+            if (count == -1 && PyErr_Occurred()) return -1;
+            if (count <= 0) {
+                PyErr_Format(PyExc_ValueError, "counts[%zd] = %lld: counts must be positive",
+                             i, count);
+                return -1;
+            }
+            failed = wp_refiner_word(r, *buffer, (size_t)n, count);
+        } else {
+            failed = wp_refiner_token(r, *buffer, (size_t)n, protected_);
+        }
+        if (failed < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *refined_list(wp_refiner *r) {
+    const int32_t *ids;
+    size_t n = wp_refiner_result(r, &ids);
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; out && i < n; i++) {
+        size_t length;
+        const uint32_t *chars = wp_refiner_string(r, ids[i], &length);
+        PyObject *token = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars,
+                                                    (Py_ssize_t)length);
+        if (!token) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, (Py_ssize_t)i, token);
+    }
+    return out;
+}
+
+static PyObject *refine(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *words, *counts, *vocab, *protected_, *prefix;
+    wp_refine_params params;
+    long long heavy;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!UiiiL", &PyList_Type, &words, &PyList_Type, &counts,
+                          &PyList_Type, &vocab, &PyList_Type, &protected_, &prefix,
+                          &params.rounds, &params.first_batch, &params.candidates, &heavy))
+        return NULL;
+    params.heavy = heavy;
+    if (PyList_GET_SIZE(counts) != PyList_GET_SIZE(words)) {
+        PyErr_SetString(PyExc_ValueError, "words and counts must have one length");
+        return NULL;
+    }
+    if (params.candidates < 0 || heavy < 0) {
+        PyErr_SetString(PyExc_ValueError, "candidates and heavy must not be negative");
+        return NULL;
+    }
+    Py_UCS4 *prefix_chars = PyUnicode_AsUCS4Copy(prefix);
+    if (!prefix_chars) return NULL;
+    wp_refiner *r = wp_refiner_new((const uint32_t *)prefix_chars,
+                                   (size_t)PyUnicode_GET_LENGTH(prefix));
+    PyMem_Free(prefix_chars);
+    if (!r) return PyErr_NoMemory();
+    Py_UCS4 *buffer = NULL;
+    Py_ssize_t capacity = 0;
+    PyObject *out = NULL;
+    if (feed(r, words, counts, 0, &buffer, &capacity) == 0
+        && feed(r, vocab, NULL, 0, &buffer, &capacity) == 0
+        && feed(r, protected_, NULL, 1, &buffer, &capacity) == 0) {
+        int failed;
+        Py_BEGIN_ALLOW_THREADS
+        failed = wp_refiner_run(r, &params);
+        Py_END_ALLOW_THREADS
+        if (failed < 0) PyErr_NoMemory();
+        else out = refined_list(r);
+    }
+    PyMem_Free(buffer);
+    wp_refiner_free(r);
+    return out;
+}
+
 static PyMethodDef module_functions[] = {
     {"used_tokens", used_tokens, METH_VARARGS,
      "Flags, one per token: used by the greedy segmentation of the words."},
+    {"refine", refine, METH_VARARGS,
+     "refine.py's refine_python in C: the refined vocabulary, in its order."},
     {NULL, NULL, 0, NULL},
 };
 

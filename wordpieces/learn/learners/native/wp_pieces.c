@@ -118,6 +118,18 @@ int32_t wp_pieces_trie_longest(const wp_pieces_trie *t, const uint32_t *chars, s
     return best;
 }
 
+void wp_pieces_trie_along(const wp_pieces_trie *t, const uint32_t *chars, size_t length,
+                          int32_t *out) {
+    size_t node = 0, i = 0;
+    for (; i < length; i++) {
+        int32_t child = child_of(t, node, chars[i]);
+        if (child < 0) break;
+        node = (size_t)child;
+        out[i] = t->token[node];
+    }
+    for (; i < length; i++) out[i] = -1;
+}
+
 void wp_pieces_trie_free(wp_pieces_trie *t) {
     if (!t) return;
     free(t->token);

@@ -22,6 +22,10 @@ int wp_pieces_trie_add(wp_pieces_trie *t, const uint32_t *chars, size_t length, 
 int32_t wp_pieces_trie_longest(const wp_pieces_trie *t, const uint32_t *chars, size_t length,
                                size_t start, size_t *end);
 
+/* out[i]: the token spelled by chars[0..i] (-1: none), for every i < length. */
+void wp_pieces_trie_along(const wp_pieces_trie *t, const uint32_t *chars, size_t length,
+                          int32_t *out);
+
 void wp_pieces_trie_free(wp_pieces_trie *t);
 
 #endif
