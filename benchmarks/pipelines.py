@@ -8,7 +8,9 @@ thread), wordpieces' pure-Python backend (the same call), HF `encode_batch` with
 ids read (one thread: `RAYON_NUM_THREADS=1`), in MB/s of UTF-8 text by CPU time (it
 holds on a busy machine; each side runs one thread), best of `--repeat` after a first
 call (warm caches; `--cold` times the first call of a new tokenizer instead), and the
-ratios against HF. The ids are compared on every line first.
+ratios against HF. The ids are compared on every line first. The call columns time
+`tok(texts, truncation=True, max_length=128)` (native backend) beside transformers'
+`PreTrainedTokenizerFast(tokenizer_file=path)` called the same way (`measure_call`).
 
     python benchmarks/pipelines.py                 # the whole book, 3 repeats
     python benchmarks/pipelines.py --quick         # 1,000 lines, 1 repeat (a smoke run)
@@ -56,6 +58,19 @@ def pipelines() -> dict[str, tuple]:
         "Bert / WhitespaceSplit": (bert_n(), p.WhitespaceSplit()),
         "Bert / Seq[Bert,Punctuation(contiguous)]": (
             bert_n(), p.Sequence([bert_p(), p.Punctuation("contiguous")])),
+        # the edit stages: alone (BERT's other stage), and after BERT's in a Sequence
+        "Strip / Bert": (n.Strip(), bert_p()),
+        "Seq[Bert,Strip] / Bert": (n.Sequence([bert_n(), n.Strip()]), bert_p()),
+        "Replace(``->\") / Bert": (n.Replace("``", '"'), bert_p()),
+        "Seq[Bert,Replace(``->\")] / Bert": (n.Sequence([bert_n(), n.Replace("``", '"')]),
+                                             bert_p()),
+        "Seq[Bert,Replace(--->\u2014)] / Bert": (
+            n.Sequence([bert_n(), n.Replace("--", "\u2014")]), bert_p()),
+        "Prepend(\u2581) / Bert": (n.Prepend("\u2581"), bert_p()),
+        "Seq[Bert,Prepend(\u2581)] / Bert": (n.Sequence([bert_n(), n.Prepend("\u2581")]),
+                                             bert_p()),
+        "Bert / Metaspace": (bert_n(), p.Metaspace()),
+        "Bert / Seq[Bert,Metaspace]": (bert_n(), p.Sequence([bert_p(), p.Metaspace()])),
     }
 
 
@@ -76,8 +91,31 @@ def best(call, repeat: int) -> float:
     return min(times)
 
 
+CALL = {"truncation": True, "max_length": 128}  # the call column's arguments, both sides
+
+
+def measure_call(path: str, texts: list[str], repeat: int) -> tuple[float, float]:
+    """(wordpieces MB/s, transformers MB/s) of ``tok(texts, **CALL)``, native backend.
+
+    wordpieces' ``Tokenizer.from_file(path)`` beside transformers'
+    ``PreTrainedTokenizerFast(tokenizer_file=path)``, each called with the same
+    arguments; their ``input_ids`` are compared first.
+    """
+    from transformers import PreTrainedTokenizerFast
+
+    import wordpieces
+
+    mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
+    ours = wordpieces.Tokenizer.from_file(path)
+    theirs = PreTrainedTokenizerFast(tokenizer_file=path)
+    if ours(texts, **CALL)["input_ids"] != theirs(texts, **CALL)["input_ids"]:
+        raise SystemExit(f"{path}: tok(texts) ids differ from transformers")
+    return (mb / best(lambda: ours(texts, **CALL), repeat),
+            mb / best(lambda: theirs(texts, **CALL), repeat))
+
+
 def measure(name: str, texts: list[str], repeat: int, folder: str, cold: bool) -> tuple:
-    """(native MB/s, python MB/s, HF MB/s, same ids, backend) of one pipeline."""
+    """(native MB/s, python MB/s, HF MB/s, backend, call MB/s ours, theirs) of a pipeline."""
     from tokenizers import Tokenizer, models
 
     import wordpieces
@@ -108,7 +146,7 @@ def measure(name: str, texts: list[str], repeat: int, folder: str, cold: bool) -
     os.environ.pop("WORDPIECES_BACKEND")
     seconds = best(lambda: [e.ids for e in hf.encode_batch(texts, add_special_tokens=False)],
                    repeat)
-    return out[0], out[1], mb / seconds, where
+    return (out[0], out[1], mb / seconds, where, *measure_call(path, texts, repeat))
 
 
 def main() -> None:
@@ -130,15 +168,18 @@ def main() -> None:
     timing = "first call" if args.cold else f"best of {repeat}"
     print(f"{len(texts)} lines of {BOOK.name}, {VOCAB.name}, {timing}, CPU time, one core, "
           f"commit {commit}")
-    print("| pipeline | native MB/s | python MB/s | HF MB/s | native/HF | python/HF | path |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+    print("| pipeline | native MB/s | python MB/s | HF MB/s | native/HF | python/HF "
+          "| tok() MB/s | transformers MB/s | tok()/transformers | path |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory() as folder:
         for name in pipelines():
             if args.only and args.only not in name:
                 continue
-            native, python, hf, where = measure(name, texts, repeat, folder, args.cold)
+            native, python, hf, where, call, fast = measure(name, texts, repeat, folder,
+                                                             args.cold)
             print(f"| `{name}` | {native:.1f} | {python:.2f} | {hf:.2f} | {native / hf:.1f}x "
-                  f"| {python / hf:.2f}x | {where} |", flush=True)
+                  f"| {python / hf:.2f}x | {call:.1f} | {fast:.2f} | {call / fast:.1f}x "
+                  f"| {where} |", flush=True)
 
 
 if __name__ == "__main__":
