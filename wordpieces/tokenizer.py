@@ -4,15 +4,15 @@
 post-processor, decoder; docs/architecture.md) and offers the calls users know from Hugging Face
 ``tokenizers`` (``encode``, ``encode_batch``, padding and truncation, ``decode``),
 ``transformers`` (calling the tokenizer) and TensorFlow Text (``tokenize``,
-``detokenize``, ``lookup``). Texts are encoded by ``sequences.SequenceEncoder`` (the
-hot path: the native extension or ``fast.word_encoder.WordEncoder``, in batches) and
-turned into ``Encoding`` objects by ``encode_batch.encode_many``; everything after the
-word encoder (truncation, special tokens, padding) reproduces HF's ``Encoding``
+``detokenize``, ``lookup``). Every encode call runs the one engine
+(``encode.engine.run``: items, one settings snapshot, an output form; native when it
+can, else the pure-Python reference) on this tokenizer's ``pipeline``; everything after
+the word encoder (truncation, special tokens, padding) reproduces HF's ``Encoding``
 semantics exactly. Each stage is any object meeting its protocol (``pipeline``'s
 ``Normalizer``, ``PreTokenizer``, ``Model``, ``PostProcessor``, ``Decoder``).
 
 Not handled here: the file formats (``formats.tokenizer_json``: files to and from
-``TokenizerParts``), the transformers-style dict (``encoding.batch_encoding``) and the
+``TokenizerParts``), the transformers-style call (``encode.call``) and the
 rest of the ``transformers`` interface (``transformers_api.TransformersMixin``).
 """
 
@@ -23,9 +23,10 @@ import os
 import re
 from collections.abc import Iterable
 
-from .batches import BatchFinisher, Finished
-from .encode_batch import encode_many
-from .encoding.batch_encoding import BatchEncoding, call_tokenizer
+from .encode.call import CallDefaults, call_tokenizer
+from .encode.engine import EncodeSettings, Pipeline, run
+from .encode.sequences import SequenceEncoder
+from .encoding.batch_encoding import BatchEncoding
 from .encoding.encoding import Encoding
 from .encoding.padding import PaddingParams, TruncationParams
 from .errors import TokenizeError, VocabError, check_batch
@@ -47,7 +48,6 @@ from .pipeline.live_settings import settings_generation
 from .pipeline.normalizers import BertNormalizer, Normalizer
 from .pipeline.pre_tokenizers import BertPreTokenizer, PreTokenizer
 from .pipeline.processors import PostProcessor, check_special_ids, default_processor
-from .sequences import SequenceEncoder
 from .transformers_api import TransformersMixin
 from .vocab import Vocab
 
@@ -476,12 +476,21 @@ class Tokenizer(TransformersMixin):
 
     # ------------------------------------------------------------ encoding
 
+    @property
+    def pipeline(self) -> Pipeline:
+        """What the encode engine runs (``encode.engine``): sequences and post-processor."""
+        return Pipeline(self._seq, self.post_processor, self.id_to_token)
+
+    def _settings(self, add_special_tokens: bool, num_threads: int | None = None,
+                  ) -> EncodeSettings:
+        """This tokenizer's own truncation and padding (``enable_truncation``...)."""
+        return EncodeSettings(add_special_tokens, self._truncation, self._padding, num_threads)
+
     def encode(self, text: str, pair: str | None = None, *,
                add_special_tokens: bool = True) -> Encoding:
         """Encode one text (or a pair) into an ``Encoding``, truncated and padded as set."""
-        return self.encode_batch_with([(text, pair)], truncation=self._truncation,
-                                      padding=self._padding,
-                                      add_special_tokens=add_special_tokens)[0]
+        return run(self.pipeline, [(text, pair)], self._settings(add_special_tokens),
+                   "encodings")[0]
 
     def encode_batch(self, texts: Iterable[TextOrPair], *,
                      add_special_tokens: bool = True,
@@ -491,39 +500,22 @@ class Tokenizer(TransformersMixin):
         ``num_threads`` (default: all cores) is used by the native backend, which
         releases the GIL; the pure-Python backend encodes on the calling thread.
         """
-        return self.encode_batch_with(list(check_batch(texts)), truncation=self._truncation,
-                                      padding=self._padding,
-                                      add_special_tokens=add_special_tokens,
-                                      num_threads=num_threads)
+        return run(self.pipeline, list(check_batch(texts)),
+                   self._settings(add_special_tokens, num_threads), "encodings")
 
     def encode_ids(self, text: str, pair: str | None = None, *,
                    add_special_tokens: bool = True) -> list[int]:
         """Return ``encode(...).ids`` without building offsets or tokens (the fast path)."""
         item = text if pair is None else (text, pair)
-        return self.encode_batch_ids([item], add_special_tokens=add_special_tokens)[0]
+        return run(self.pipeline, [item], self._settings(add_special_tokens), "ids")[0]
 
     def encode_batch_ids(self, texts: Iterable[TextOrPair], *,
                          add_special_tokens: bool = True,
                          num_threads: int | None = None) -> list[list[int]]:
-        """Return ``[e.ids for e in encode_batch(...)]`` by the fast path (``batches``)."""
+        """Return ``[e.ids for e in encode_batch(...)]`` by the fast path (no Encodings)."""
         items = texts if isinstance(texts, list) else list(check_batch(texts))
-        return BatchFinisher(self._seq, self.post_processor, add_special_tokens,
-                             self._truncation, self._padding).ids(items, num_threads)
-
-    def encode_arrays(self, items: list, *, keys: set[str],
-                      truncation: TruncationParams | None, padding: PaddingParams | None,
-                      add_special_tokens: bool = True,
-                      num_threads: int | None = None, words: bool = False,
-                      windows: bool = False, lists: bool = False) -> Finished | None:
-        """``tok(...)``'s columns ``keys`` straight from C: numpy arrays, or with ``lists``
-        Python lists of rows; None when this batch needs the ``encode_batch_with`` path
-        (``batches.BatchFinisher``). ``words``: the items are ``(words, pair_words or
-        None)`` (``is_split_into_words``); ``windows``: overflowing windows are asked for.
-        """
-        finisher = BatchFinisher(self._seq, self.post_processor, add_special_tokens,
-                                 truncation, padding)
-        finish = finisher.lists if lists else finisher.arrays
-        return finish(items, keys, num_threads, words, windows)
+        return run(self.pipeline, items, self._settings(add_special_tokens, num_threads),
+                   "ids")
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of ``text``, without special tokens, truncation or padding."""
@@ -535,13 +527,11 @@ class Tokenizer(TransformersMixin):
                           num_threads: int | None = None) -> list[Encoding]:
         """``encode_batch`` with these truncation and padding settings, not the tokenizer's.
 
-        None means none. This is what ``tok(...)`` runs (``batch_encoding``): there the
-        call's options decide, and the tokenizer's own settings are left unchanged.
+        None means none; the tokenizer's own settings are left unchanged.
         """
         items = texts if isinstance(texts, list) else list(check_batch(texts))
-        return encode_many(self._seq, self.post_processor, items,
-                           add_special_tokens=add_special_tokens, truncation=truncation,
-                           padding=padding, num_threads=num_threads)
+        settings = EncodeSettings(add_special_tokens, truncation, padding, num_threads)
+        return run(self.pipeline, items, settings, "encodings")
 
     # ------------------------------------------------------------ decoding
 
@@ -570,10 +560,13 @@ class Tokenizer(TransformersMixin):
     def __call__(self, text, text_pair=None, **options) -> BatchEncoding:
         """Encode like a ``transformers`` tokenizer, returning a dict of model inputs.
 
-        See ``batch_encoding.call_tokenizer`` for the options (``padding``,
+        See ``encode.call.call_tokenizer`` for the options (``padding``,
         ``truncation``, ``max_length``, ``return_tensors`` …).
         """
-        return call_tokenizer(self, text, text_pair, **options)
+        defaults = CallDefaults(self.pad_token, self.pad_token_id, self._padding,
+                                self._truncation, self.model_max_length, self.padding_side,
+                                self.truncation_side)
+        return call_tokenizer(self.pipeline, defaults, text, text_pair, **options)
 
     def __repr__(self) -> str:
         return (f"Tokenizer(model={type(self._model).__name__}, vocab_size={self.vocab_size}, "

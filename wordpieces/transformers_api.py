@@ -17,7 +17,7 @@ declares (``token_to_id``, ``decode``, ``model``, ``padding_params`` …) and th
 ``_transformers`` (its ``TransformersConfig``).
 
 Not handled here: the call itself (``encoding.batch_encoding``), the padding of
-encodings (``encoding.finishing``), reading files (``formats``).
+encodings (``encode.finishing``), reading files (``formats``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Whole batches finished in C (``batches``, ``core/wp_finish.c``) equal the Python reference.
 
 The reference is the same tokenizer on the pure-Python backend, whose batches go through
-``encoding.finishing.Finisher`` text by text. Hypothesis draws the batches (texts, pairs,
+``encode.finishing.Finisher`` text by text. Hypothesis draws the batches (texts, pairs,
 empty texts, literal added tokens) and every option: truncation strategy, side, stride
 and length, padding side, length and multiple, pad ids, ``add_special_tokens``, and three
 post-processors (BERT's template, none, a pair template, an odd one whose tokenizer

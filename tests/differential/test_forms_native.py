@@ -14,7 +14,7 @@ import pytest
 
 from tests.hf_reference import sample_lines
 from tests.transformers_reference import as_plain, bert_uncased_pair
-from wordpieces import batches
+from wordpieces.encode import batches
 from wordpieces.errors import NativeFallbackError
 from wordpieces.fast import backend
 from wordpieces.tokenizer import Tokenizer

@@ -1,43 +1,32 @@
-"""Encode like a ``transformers`` tokenizer: ``tok(texts, padding=True, ...)`` -> dict.
+"""The ``transformers``-style dict a tokenizer call returns, and ``tok.pad`` on it.
 
-``call_tokenizer`` is what ``Tokenizer.__call__`` runs. It takes the options of
-``transformers``' ``PreTrainedTokenizerFast.__call__`` and returns the same keys
-(``input_ids``, ``token_type_ids``, ``attention_mask``, ``offset_mapping`` …) as lists,
-numpy arrays (``return_tensors="np"``) or torch tensors (``"pt"``). As in
-``transformers``, the call's own ``padding``/``truncation`` options decide, not the
-tokenizer's ``enable_padding`` / ``enable_truncation`` settings; ``max_length`` defaults
-to the tokenizer's ``model_max_length`` (then to ``enable_truncation``'s), the pad token
-is its ``pad_token``, and ``padding_side``/``truncation_side`` default to its attributes.
+``BatchEncoding`` holds the model inputs (``input_ids``, ``token_type_ids``,
+``attention_mask``, ``offset_mapping`` …) as lists, numpy arrays or torch tensors, plus
+what they were made from (the rows' ``Encoding`` objects, or the native columns).
 ``pad_inputs`` is ``transformers``' ``tok.pad``: padding rows that are already ids.
 
-It reads only ``Tokenizer``'s public interface (``padding_params``, ``pad_token`` …,
-``encode_batch_with``), so it does not import it.
-
-Not handled here: ``return_tensors="tf"``/``"jax"``, the truncation and padding of one
-encoding (``finishing``), pre-tokenized words (``pretokenized``).
+Not handled here: encoding text into it (``encode.call``), ``return_tensors="tf"`` /
+``"jax"``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from ..errors import require
 from .padding import (
     DIRECTIONS,
     PaddingParams,
-    TruncationParams,
-    check_multiple_fits,
     pad_ids,
 )
-from .pretokenized import check_words, encode_words_with
 from .token_columns import TokenColumns
 
-_PADDING = {False: None, None: None, "do_not_pad": None, True: "longest", "longest": "longest",
-            "max_length": "max_length"}
-_TRUNCATION = {False: None, None: None, "do_not_truncate": None, True: "longest_first",
-               "longest_first": "longest_first", "only_first": "only_first",
-               "only_second": "only_second"}
+# transformers' padding= and truncation= values -> the strategy they mean (None: none)
+PADDING_VALUES = {False: None, None: None, "do_not_pad": None, True: "longest",
+                  "longest": "longest", "max_length": "max_length"}
+TRUNCATION_VALUES = {False: None, None: None, "do_not_truncate": None, True: "longest_first",
+                     "longest_first": "longest_first", "only_first": "only_first",
+                     "only_second": "only_second"}
 TENSOR_TYPES = (None, "np", "pt")
 # Rows that are not one value per token: never padded, never checked for equal lengths.
 _PER_ROW = ("length", "overflow_to_sample_mapping")
@@ -145,7 +134,8 @@ class BatchEncoding(dict):
         return self
 
 
-def _option(name: str, value, table: dict) -> str | None:
+def option_value(name: str, value, table: dict) -> str | None:
+    """``table[value]`` (``PADDING_VALUES``...), or a ValueError listing what is allowed."""
     try:
         return table[value]
     except (KeyError, TypeError):
@@ -153,7 +143,8 @@ def _option(name: str, value, table: dict) -> str | None:
         raise ValueError(f"{name} must be one of {allowed}; got {value!r}") from None
 
 
-def _side(name: str, value: str | None, default: str) -> str:
+def side_value(name: str, value: str | None, default: str) -> str:
+    """``value`` ('right' or 'left'), ``default`` when None; anything else a ValueError."""
     if value is None:
         return default
     if value not in DIRECTIONS:
@@ -161,177 +152,7 @@ def _side(name: str, value: str | None, default: str) -> str:
     return value
 
 
-def _items(text, text_pair) -> tuple[list, bool]:
-    """The batch items and whether the input was a batch (``transformers``' rule)."""
-    batched = isinstance(text, list | tuple)
-    if not batched:
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str or a list of str, got {type(text).__name__}")
-        if text_pair is not None and not isinstance(text_pair, str):
-            raise TypeError("text_pair must be a str when text is a str")
-        return [text if text_pair is None else (text, text_pair)], False
-    if text_pair is None:
-        return list(text), True
-    if not isinstance(text_pair, list | tuple) or len(text_pair) != len(text):
-        raise ValueError("text_pair must be a list as long as text when text is a list")
-    return list(zip(text, text_pair, strict=True)), True
-
-
-def _word_items(text, text_pair) -> tuple[list, bool]:
-    """``_items`` for ``is_split_into_words``: a list of words, or a batch of them."""
-    batched = isinstance(text, list | tuple) and bool(text) and isinstance(text[0], list | tuple)
-    if not batched:
-        pair = None if text_pair is None else check_words(text_pair, "text_pair")
-        return [(check_words(text, "text"), pair)], False
-    if text_pair is not None and (not isinstance(text_pair, list | tuple)
-                                  or len(text_pair) != len(text)):
-        raise ValueError("text_pair must be a list of word lists as long as text")
-    pairs = [None] * len(text) if text_pair is None else text_pair
-    return [(check_words(w, f"text[{i}]"),
-             None if p is None else check_words(p, f"text_pair[{i}]"))
-            for i, (w, p) in enumerate(zip(text, pairs, strict=True))], True
-
-
-def _padding_params(tok, strategy, max_length, pad_to_multiple_of,
-                    side: str) -> PaddingParams | None:
-    if strategy is None:
-        return None
-    if strategy == "max_length" and max_length is None:
-        max_length = tok.model_max_length
-        if max_length is None:
-            raise ValueError("padding='max_length' needs max_length (this tokenizer has no "
-                             "model_max_length)")
-    base = tok.padding_params
-    pad_token = tok.pad_token
-    if pad_token is None:
-        raise ValueError("cannot pad: this tokenizer has no pad token; set tok.pad_token "
-                         "(e.g. tok.pad_token = '[PAD]') or call enable_padding(pad_token=...)")
-    same = base is not None and base.pad_token == pad_token
-    pad_id = base.pad_id if same else tok.pad_token_id
-    return PaddingParams(direction=side, pad_id=pad_id,
-                         pad_type_id=base.pad_type_id if base else 0, pad_token=pad_token,
-                         length=max_length if strategy == "max_length" else None,
-                         pad_to_multiple_of=pad_to_multiple_of)
-
-
-def _truncation_params(tok, strategy, max_length, stride, side: str) -> TruncationParams | None:
-    if strategy is None:
-        return None
-    if max_length is None:
-        base = tok.truncation_params
-        max_length = tok.model_max_length
-        if max_length is None and base is not None:
-            max_length = base.max_length
-        if max_length is None:
-            raise ValueError("truncation needs max_length (this tokenizer has no "
-                             "model_max_length and no enable_truncation)")
-    return TruncationParams(max_length, stride, strategy, side)
-
-
-def call_tokenizer(tok, text, text_pair=None, *, add_special_tokens: bool = True,
-                   padding=False, truncation=None, max_length: int | None = None,
-                   stride: int = 0, is_split_into_words: bool = False,
-                   pad_to_multiple_of: int | None = None, padding_side: str | None = None,
-                   truncation_side: str | None = None, return_tensors: str | None = None,
-                   return_token_type_ids: bool | None = None,
-                   return_attention_mask: bool | None = None,
-                   return_offsets_mapping: bool = False,
-                   return_special_tokens_mask: bool = False,
-                   return_overflowing_tokens: bool = False, return_length: bool = False,
-                   num_threads: int | None = None) -> BatchEncoding:
-    """Encode ``text`` (str or list) and ``text_pair`` into a ``transformers``-style dict.
-
-    With ``is_split_into_words``, ``text`` is a list of words (or a batch of them).
-    """
-    if return_tensors not in TENSOR_TYPES:
-        raise ValueError(f"return_tensors={return_tensors!r} is not supported; use None "
-                         f"(lists), 'np' (numpy arrays) or 'pt' (torch tensors)")
-    if truncation is None:  # transformers: max_length without padding truncates
-        truncation = max_length is not None and padding is False
-    items, batched = (_word_items if is_split_into_words else _items)(text, text_pair)
-    pad = _padding_params(tok, _option("padding", padding, _PADDING), max_length,
-                          pad_to_multiple_of, _side("padding_side", padding_side,
-                                                    tok.padding_side))
-    trunc = _truncation_params(tok, _option("truncation", truncation, _TRUNCATION),
-                               max_length, stride,
-                               _side("truncation_side", truncation_side, tok.truncation_side))
-    check_multiple_fits(pad, trunc)
-    options: dict[str, Any] = {"truncation": trunc, "padding": pad,
-                               "add_special_tokens": add_special_tokens,
-                               "num_threads": num_threads}
-    encode = encode_words_with if is_split_into_words else _encode_texts
-    keys = {"input_ids", "offset_mapping" if return_offsets_mapping else "",
-            "token_type_ids" if return_token_type_ids is not False else "",
-            "attention_mask" if return_attention_mask is not False else "",
-            "special_tokens_mask" if return_special_tokens_mask else ""}
-    windows = return_overflowing_tokens and trunc is not None
-    finished = tok.encode_arrays(items, keys=keys, words=is_split_into_words, windows=windows,
-                                 lists=return_tensors is None, **options)
-    if finished is not None:  # straight from the native columns; rows built if asked
-        columns = finished.data
-        facts = TokenColumns(columns["input_ids"], tok.id_to_token, finished.splits,
-                             finished.words, finished.sequences)
-        if return_length:
-            columns["length"] = _lengths(columns["input_ids"], return_tensors)
-        return _from_columns(columns, facts, lambda: encode(tok, items, **options),
-                             len(items), batched, return_overflowing_tokens, return_tensors)
-    encodings = encode(tok, items, **options)
-    rows, mapping = [], []
-    for i, enc in enumerate(encodings):
-        for row in [enc, *enc.overflowing] if return_overflowing_tokens else [enc]:
-            rows.append(row)
-            mapping.append(i)
-    wanted = [("input_ids", True, lambda e: e.ids),
-              ("token_type_ids", return_token_type_ids is not False, lambda e: e.type_ids),
-              ("attention_mask", return_attention_mask is not False,
-               lambda e: e.attention_mask),
-              ("special_tokens_mask", return_special_tokens_mask,
-               lambda e: e.special_tokens_mask),
-              ("offset_mapping", return_offsets_mapping, lambda e: e.offsets),
-              ("length", return_length, len)]
-    data = {key: [get(r) for r in rows] for key, on, get in wanted if on}
-    if return_overflowing_tokens:
-        data["overflow_to_sample_mapping"] = mapping
-    if not batched and not return_overflowing_tokens and return_tensors is None:
-        # transformers unwraps the rows of one input; per-row numbers (length) stay lists
-        data = {key: value[0] if value and isinstance(value[0], list) else value
-                for key, value in data.items()}
-    return BatchEncoding(to_tensors(data, return_tensors), rows)
-
-
-def _from_columns(columns: dict, facts: TokenColumns, encodings: Callable[[], list], n: int,
-                  batched: bool, overflowing: bool,
-                  return_tensors: str | None) -> BatchEncoding:
-    """The ``BatchEncoding`` of the native path's columns (lists, or numpy arrays) of ``n``
-    inputs; ``encodings`` makes their ``Encoding`` objects when first asked."""
-    if overflowing:  # no truncation here: one row per input
-        columns["overflow_to_sample_mapping"] = (
-            list(range(n)) if return_tensors is None else _np().arange(n))
-    if return_tensors is None:
-        if not batched and not overflowing:  # transformers unwraps the rows of one input;
-            columns = {key: value if key == "length" else value[0]  # lengths stay a list
-                       for key, value in columns.items()}
-    else:
-        columns = _from_numpy(columns, return_tensors)
-    return BatchEncoding(columns, encodings, facts)
-
-
-def _lengths(ids, return_tensors: str | None):
-    """``return_length``'s column: each row's length, padding included (as transformers)."""
-    if return_tensors is None:
-        return [len(row) for row in ids]
-    return _np().full(ids.shape[0], ids.shape[1], dtype=ids.dtype)
-
-
-def _encode_texts(tok, items, **options):
-    return tok.encode_batch_with(items, **options)
-
-
-def _np():
-    return require("numpy", "numpy")
-
-
-def _from_numpy(arrays: dict, kind: str) -> dict:
+def from_numpy(arrays: dict, kind: str) -> dict:
     """Numpy arrays as they are ("np") or as torch tensors sharing their memory ("pt")."""
     if kind == "np":
         return arrays
@@ -371,8 +192,8 @@ def pad_inputs(inputs, *, padding, max_length: int | None, pad_to_multiple_of: i
     ``BatchEncoding``. ``max_length`` is used by ``padding="max_length"`` only.
     """
     columns, single = _columns(inputs)
-    strategy = _option("padding", padding, _PADDING)
-    side = _side("padding_side", side, "right")
+    strategy = option_value("padding", padding, PADDING_VALUES)
+    side = side_value("padding_side", side, "right")
     if "input_ids" not in columns:
         raise ValueError(f"tok.pad needs 'input_ids' among the inputs, got keys "
                          f"{sorted(columns)}")

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from wordpieces.encode.finishing import Finisher
 from wordpieces.encoding.encoding import Encoding
-from wordpieces.encoding.finishing import Finisher
 from wordpieces.encoding.lazy_encoding import (
     Layout,
     LazyEncoding,

@@ -7,8 +7,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.robustness.helpers import BACKENDS, VOCAB, use_backend
+from wordpieces.encode.finishing import window_count
 from wordpieces.encoding.encoding import Encoding
-from wordpieces.encoding.finishing import window_count
 from wordpieces.encoding.padding import (
     MAX_PADDED_BATCH,
     PaddingParams,

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from wordpieces.encode.finishing import Finisher, check_stride, pad_batch, pad_batch_ids
 from wordpieces.encoding.encoding import Encoding
-from wordpieces.encoding.finishing import Finisher, check_stride, pad_batch, pad_batch_ids
 from wordpieces.encoding.padding import PaddingParams, TruncationParams
 from wordpieces.errors import TokenizeError
 from wordpieces.pipeline.processors import TemplateProcessing

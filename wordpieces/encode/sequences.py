@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from typing import cast
 
-from .encoding.encoding import Encoding
-from .encoding.lazy_encoding import Layout, LazyEncoding
-from .fast.backend import make_word_encoder, texts_with_chars
-from .pipeline.added_tokens import AddedVocabulary
-from .pipeline.normalizers import NormalizedString
-from .pipeline.pre_tokenizers import split_pieces
+from ..encoding.encoding import Encoding
+from ..encoding.lazy_encoding import Layout, LazyEncoding
+from ..fast.backend import make_word_encoder, texts_with_chars
+from ..pipeline.added_tokens import AddedVocabulary
+from ..pipeline.normalizers import NormalizedString
+from ..pipeline.pre_tokenizers import split_pieces
 
 # Up to this many texts, ``_candidates`` scans in Python (the single-text call's case).
 _FEW_TEXTS = 4

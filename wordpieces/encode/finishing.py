@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import TokenizeError
-from .encoding import Encoding
-from .lazy_encoding import Layout, LazyEncoding
-from .padding import (
+from ..encoding.encoding import Encoding
+from ..encoding.lazy_encoding import Layout, LazyEncoding
+from ..encoding.padding import (
     PaddingParams,
     TruncationParams,
     check_padded_batch,
@@ -24,6 +23,7 @@ from .padding import (
     pad_ids,
     truncation_lengths,
 )
+from ..errors import TokenizeError
 
 if TYPE_CHECKING:  # the stage's protocol, for annotations only
     from ..pipeline.processors import PostProcessor

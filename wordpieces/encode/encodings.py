@@ -27,10 +27,8 @@ import gc
 from collections.abc import Iterable
 from itertools import repeat
 
-from .batches import unzip
-from .encoding.encoding import Encoding
-from .encoding.finishing import Finisher, pad, pad_batch
-from .encoding.lazy_encoding import (
+from ..encoding.encoding import Encoding
+from ..encoding.lazy_encoding import (
     Layout,
     LazyEncoding,
     PairLayout,
@@ -38,9 +36,11 @@ from .encoding.lazy_encoding import (
     lazy_cut,
     lazy_pair,
 )
-from .encoding.padding import PaddingParams, TruncationParams
-from .errors import check_thread_count
-from .fast.backend import unzip_items
+from ..encoding.padding import PaddingParams, TruncationParams
+from ..errors import check_thread_count
+from ..fast.backend import unzip_items
+from .batches import unzip
+from .finishing import Finisher, pad, pad_batch
 from .sequences import SequenceEncoder
 
 

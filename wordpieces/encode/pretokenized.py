@@ -7,16 +7,18 @@ sequences. The words of a sequence are then joined and finished (truncation, spe
 tokens, padding) by the same ``Finisher`` as text.
 
 Not handled here: splitting text into words (the caller did), the batch dict
-(``batch_encoding``).
+(``call``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .encoding import Encoding
+from ..encoding.encoding import Encoding
+from ..encoding.padding import PaddingParams, TruncationParams
+from .encodings import encode_many
 from .finishing import Finisher, pad_batch
-from .padding import PaddingParams, TruncationParams
+from .sequences import SequenceEncoder
 
 WordsItem = tuple[Sequence[str], "Sequence[str] | None"]  # (words, pair words or None)
 
@@ -33,22 +35,18 @@ def check_words(words, what: str) -> list[str]:
     return list(words)
 
 
-def encode_words_with(tok, items: list[WordsItem], *, truncation: TruncationParams | None,
-                      padding: PaddingParams | None, add_special_tokens: bool,
-                      num_threads: int | None = None) -> list[Encoding]:
-    """Encode ``(words, pair_words)`` items with ``tok`` and finish them as text would be.
-
-    ``tok`` is read through its public interface only (``encode_batch_with``,
-    ``post_processor``).
-    """
+def encode_words(seq: SequenceEncoder, post_processor, items: list[WordsItem], *,
+                 truncation: TruncationParams | None, padding: PaddingParams | None,
+                 add_special_tokens: bool, num_threads: int | None = None) -> list[Encoding]:
+    """Encode ``(words, pair_words)`` items and finish them as text would be."""
     if padding is not None:  # before any row is padded (each is, as it is finished)
         padding.check_rows(len(items))
     sequences = [seq for first, second in items for seq in (first, second) if seq is not None]
     flat_words = [word for seq in sequences for word in seq]
-    encoded = iter(tok.encode_batch_with(flat_words, truncation=None, padding=None,
-                                         add_special_tokens=False, num_threads=num_threads))
+    encoded = iter(encode_many(seq, post_processor, flat_words, add_special_tokens=False,
+                               truncation=None, padding=None, num_threads=num_threads))
     joined = iter([_join([next(encoded) for _ in seq]) for seq in sequences])
-    finisher = Finisher(tok.post_processor, add_special_tokens, truncation, padding)
+    finisher = Finisher(post_processor, add_special_tokens, truncation, padding)
     out = []
     for _first, second in items:
         enc = next(joined)

@@ -1,0 +1,203 @@
+"""Encode like a ``transformers`` tokenizer: ``tok(texts, padding=True, ...)`` -> dict.
+
+``call_tokenizer`` is what ``Tokenizer.__call__`` runs. It takes the options of
+``transformers``' ``PreTrainedTokenizerFast.__call__``, resolves them once into the
+engine's ``EncodeSettings``, runs the engine (``engine.run``: lists or numpy columns,
+native when it can) and returns the same keys as ``transformers`` (``input_ids``,
+``token_type_ids``, ``attention_mask``, ``offset_mapping`` …) as lists, numpy arrays
+(``return_tensors="np"``) or torch tensors (``"pt"``). As in ``transformers``, the
+call's own ``padding``/``truncation`` options decide, not the tokenizer's
+``enable_padding`` / ``enable_truncation`` settings; ``max_length`` defaults to the
+tokenizer's ``model_max_length`` (then to ``enable_truncation``'s), the pad token is its
+``pad_token``, and ``padding_side``/``truncation_side`` default to its attributes: those
+come in as ``CallDefaults``, so this module never reads a ``Tokenizer``.
+
+Not handled here: ``return_tensors="tf"``/``"jax"``, finishing one encoding
+(``finishing``), encoding pre-split words (``pretokenized``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..encoding.batch_encoding import (
+    PADDING_VALUES,
+    TENSOR_TYPES,
+    TRUNCATION_VALUES,
+    BatchEncoding,
+    from_numpy,
+    option_value,
+    side_value,
+    to_tensors,
+)
+from ..encoding.padding import PaddingParams, TruncationParams, check_multiple_fits
+from ..errors import require
+from .engine import Columns, EncodeSettings, Pipeline, run
+from .pretokenized import check_words
+
+
+class CallDefaults(NamedTuple):
+    """What a call's options default to: the tokenizer's settings and special tokens."""
+
+    pad_token: str | None
+    pad_token_id: int | None
+    padding_params: PaddingParams | None  # enable_padding's
+    truncation_params: TruncationParams | None  # enable_truncation's
+    model_max_length: int | None
+    padding_side: str
+    truncation_side: str
+
+
+def call_tokenizer(pipeline: Pipeline, defaults: CallDefaults, text, text_pair=None, *,
+                   add_special_tokens: bool = True, padding=False, truncation=None,
+                   max_length: int | None = None, stride: int = 0,
+                   is_split_into_words: bool = False, pad_to_multiple_of: int | None = None,
+                   padding_side: str | None = None, truncation_side: str | None = None,
+                   return_tensors: str | None = None,
+                   return_token_type_ids: bool | None = None,
+                   return_attention_mask: bool | None = None,
+                   return_offsets_mapping: bool = False,
+                   return_special_tokens_mask: bool = False,
+                   return_overflowing_tokens: bool = False, return_length: bool = False,
+                   num_threads: int | None = None) -> BatchEncoding:
+    """Encode ``text`` (str or list) and ``text_pair`` into a ``transformers``-style dict.
+
+    With ``is_split_into_words``, ``text`` is a list of words (or a batch of them).
+    """
+    if return_tensors not in TENSOR_TYPES:
+        raise ValueError(f"return_tensors={return_tensors!r} is not supported; use None "
+                         f"(lists), 'np' (numpy arrays) or 'pt' (torch tensors)")
+    if truncation is None:  # transformers: max_length without padding truncates
+        truncation = max_length is not None and padding is False
+    items, batched = (_word_items if is_split_into_words else _items)(text, text_pair)
+    pad = _padding_params(defaults, option_value("padding", padding, PADDING_VALUES),
+                          max_length, pad_to_multiple_of,
+                          side_value("padding_side", padding_side, defaults.padding_side))
+    trunc = _truncation_params(defaults, option_value("truncation", truncation,
+                                                      TRUNCATION_VALUES),
+                               max_length, stride,
+                               side_value("truncation_side", truncation_side,
+                                          defaults.truncation_side))
+    check_multiple_fits(pad, trunc)
+    keys = {"input_ids", "offset_mapping" if return_offsets_mapping else "",
+            "token_type_ids" if return_token_type_ids is not False else "",
+            "attention_mask" if return_attention_mask is not False else "",
+            "special_tokens_mask" if return_special_tokens_mask else ""}
+    settings = EncodeSettings(add_special_tokens, trunc, pad, num_threads,
+                              frozenset(keys - {""}), is_split_into_words,
+                              return_overflowing_tokens)
+    columns = run(pipeline, items, settings, "lists" if return_tensors is None else "arrays")
+    return _batch_encoding(columns, len(items), batched, return_overflowing_tokens,
+                           return_length, return_tensors)
+
+
+def _batch_encoding(columns: Columns, n: int, batched: bool, overflowing: bool,
+                    return_length: bool, return_tensors: str | None) -> BatchEncoding:
+    """The ``BatchEncoding`` of the engine's columns for ``n`` inputs, as transformers
+    shapes it: one unbatched input loses its row dimension (lists only)."""
+    data = columns.data
+    native = columns.facts is not None
+    if return_length:
+        data["length"] = _lengths(data["input_ids"], return_tensors if native else None)
+    if overflowing:
+        mapping = columns.sample_mapping
+        if mapping is None:  # the native path: no truncation windows, one row per input
+            mapping = list(range(n)) if return_tensors is None else _np().arange(n)
+        data["overflow_to_sample_mapping"] = mapping
+    if not native:
+        if not batched and not overflowing and return_tensors is None:
+            data = _unbatched(data)
+        return BatchEncoding(to_tensors(data, return_tensors), columns.encodings)
+    if return_tensors is None:
+        if not batched and not overflowing:
+            data = _unbatched(data)
+    else:
+        data = from_numpy(data, return_tensors)
+    return BatchEncoding(data, columns.encodings, columns.facts)
+
+
+def _unbatched(data: dict) -> dict:
+    """transformers unwraps the rows of one input; per-row numbers (length) stay lists."""
+    return {key: value[0] if value and isinstance(value[0], list) else value
+            for key, value in data.items()}
+
+
+def _lengths(ids, return_tensors: str | None):
+    """``return_length``'s column: each row's length, padding included (as transformers)."""
+    if return_tensors is None:
+        return [len(row) for row in ids]
+    return _np().full(ids.shape[0], ids.shape[1], dtype=ids.dtype)
+
+
+def _np():
+    return require("numpy", "numpy")
+
+
+def _items(text, text_pair) -> tuple[list, bool]:
+    """The batch items and whether the input was a batch (``transformers``' rule)."""
+    batched = isinstance(text, list | tuple)
+    if not batched:
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str or a list of str, got {type(text).__name__}")
+        if text_pair is not None and not isinstance(text_pair, str):
+            raise TypeError("text_pair must be a str when text is a str")
+        return [text if text_pair is None else (text, text_pair)], False
+    if text_pair is None:
+        return list(text), True
+    if not isinstance(text_pair, list | tuple) or len(text_pair) != len(text):
+        raise ValueError("text_pair must be a list as long as text when text is a list")
+    return list(zip(text, text_pair, strict=True)), True
+
+
+def _word_items(text, text_pair) -> tuple[list, bool]:
+    """``_items`` for ``is_split_into_words``: a list of words, or a batch of them."""
+    batched = isinstance(text, list | tuple) and bool(text) and isinstance(text[0], list | tuple)
+    if not batched:
+        pair = None if text_pair is None else check_words(text_pair, "text_pair")
+        return [(check_words(text, "text"), pair)], False
+    if text_pair is not None and (not isinstance(text_pair, list | tuple)
+                                  or len(text_pair) != len(text)):
+        raise ValueError("text_pair must be a list of word lists as long as text")
+    pairs = [None] * len(text) if text_pair is None else text_pair
+    return [(check_words(w, f"text[{i}]"),
+             None if p is None else check_words(p, f"text_pair[{i}]"))
+            for i, (w, p) in enumerate(zip(text, pairs, strict=True))], True
+
+
+def _padding_params(defaults: CallDefaults, strategy, max_length, pad_to_multiple_of,
+                    side: str) -> PaddingParams | None:
+    if strategy is None:
+        return None
+    if strategy == "max_length" and max_length is None:
+        max_length = defaults.model_max_length
+        if max_length is None:
+            raise ValueError("padding='max_length' needs max_length (this tokenizer has no "
+                             "model_max_length)")
+    base = defaults.padding_params
+    pad_token = defaults.pad_token
+    if pad_token is None:
+        raise ValueError("cannot pad: this tokenizer has no pad token; set tok.pad_token "
+                         "(e.g. tok.pad_token = '[PAD]') or call enable_padding(pad_token=...)")
+    same = base is not None and base.pad_token == pad_token
+    pad_id = base.pad_id if base is not None and same else defaults.pad_token_id
+    if pad_id is None:
+        raise ValueError(f"cannot pad: the pad token {pad_token!r} is not in the vocabulary")
+    return PaddingParams(direction=side, pad_id=pad_id,
+                         pad_type_id=base.pad_type_id if base else 0, pad_token=pad_token,
+                         length=max_length if strategy == "max_length" else None,
+                         pad_to_multiple_of=pad_to_multiple_of)
+
+
+def _truncation_params(defaults: CallDefaults, strategy, max_length, stride,
+                       side: str) -> TruncationParams | None:
+    if strategy is None:
+        return None
+    if max_length is None:
+        base = defaults.truncation_params
+        max_length = defaults.model_max_length
+        if max_length is None and base is not None:
+            max_length = base.max_length
+        if max_length is None:
+            raise ValueError("truncation needs max_length (this tokenizer has no "
+                             "model_max_length and no enable_truncation)")
+    return TruncationParams(max_length, stride, strategy, side)
