@@ -8,7 +8,8 @@ and its actual size is reported):
 - wordpieces top-down (``learn_top_down``, TF Text's algorithm, default options),
 - wordpieces bottom-up with each score (``learn_bottom_up(score=...)``),
 - wordpieces bottom-up by count, refined for greedy longest match
-  (``learn_bottom_up(refine=True)``, ``learners/refine.py``),
+  (``learn_bottom_up(refine=True)``, ``learners/refine.py``; its loop runs in C when the
+  learner extension is built, as the merge loop does),
 - HF ``tokenizers``' ``WordPieceTrainer`` (``Tokenizer.train(files, trainer)``, its
   default threads; BPE by count underneath),
 - SentencePiece's unigram trainer on the same counted words, where ``sentencepiece`` is
