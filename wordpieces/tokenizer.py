@@ -242,6 +242,8 @@ class Tokenizer(TransformersMixin):
         parts = state["parts"] if has_parts else state  # bare: pickled by older versions
         tok = type(self).from_parts(parts_from_state(parts))
         self.__dict__.update(tok.__dict__)
+        for kept in ("_kept_pipeline", "_kept_defaults"):  # tok's own, bound to tok
+            self.__dict__.pop(kept, None)
         if has_parts:
             self._user_added = set(state.get("user_added", ()))
             listed = state.get("additional_special_tokens")  # pickled by older versions
@@ -479,7 +481,13 @@ class Tokenizer(TransformersMixin):
     @property
     def pipeline(self) -> Pipeline:
         """What the encode engine runs (``encode.engine``): sequences and post-processor."""
-        return Pipeline(self._seq, self.post_processor, self.id_to_token)
+        seq = self._seq
+        kept = self.__dict__.get("_kept_pipeline")
+        if (kept is not None and kept.sequences is seq
+                and kept.post_processor is self._post_processor):
+            return kept
+        self._kept_pipeline = Pipeline(seq, self._post_processor, self.id_to_token)
+        return self._kept_pipeline
 
     def _settings(self, add_special_tokens: bool, num_threads: int | None = None,
                   ) -> EncodeSettings:
@@ -563,10 +571,28 @@ class Tokenizer(TransformersMixin):
         See ``encode.call.call_tokenizer`` for the options (``padding``,
         ``truncation``, ``max_length``, ``return_tensors`` …).
         """
+        pipeline = self.pipeline
+        return call_tokenizer(pipeline, self._call_defaults(pipeline.sequences), text,
+                              text_pair, **options)
+
+    def _call_defaults(self, seq: SequenceEncoder) -> CallDefaults:
+        """What ``tok(...)``'s options default to, kept while nothing it reads is replaced.
+
+        Reading them (the pad token's role and id...) costs more than encoding a short
+        text. They depend on the transformers settings, padding, truncation and the
+        vocabulary with its added tokens; each change replaces one of these objects (the
+        sequence encoder ``seq`` is built again when tokens are added or a stage changes).
+        """
+        kept = self.__dict__.get("_kept_defaults")
+        if (kept is not None and kept[0] is seq and kept[1] is self._transformers
+                and kept[2] is self._padding and kept[3] is self._truncation):
+            return kept[4]
         defaults = CallDefaults(self.pad_token, self.pad_token_id, self._padding,
                                 self._truncation, self.model_max_length, self.padding_side,
                                 self.truncation_side)
-        return call_tokenizer(self.pipeline, defaults, text, text_pair, **options)
+        self._kept_defaults = (seq, self._transformers, self._padding, self._truncation,
+                               defaults)
+        return defaults
 
     def __repr__(self) -> str:
         return (f"Tokenizer(model={type(self._model).__name__}, vocab_size={self.vocab_size}, "

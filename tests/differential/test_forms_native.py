@@ -14,7 +14,7 @@ import pytest
 
 from tests.hf_reference import sample_lines
 from tests.transformers_reference import as_plain, bert_uncased_pair
-from wordpieces.encode import batches
+from wordpieces.encode import batches, engine
 from wordpieces.errors import NativeFallbackError
 from wordpieces.fast import backend
 from wordpieces.tokenizer import Tokenizer
@@ -57,15 +57,27 @@ def pair(tmp_path_factory):
 
 
 @pytest.fixture
-def c_calls(monkeypatch):
+def c_calls(pair, monkeypatch):
     """How many times the C entry point ran."""
+    pair[0].pipeline.sequences.one_text_calls.clear()  # compiled with the C method bound
     calls = []
     real = backend.NativeWordEncoder.encode_finished
+
+    real_call = backend.NativeWordEncoder.finish_call
 
     def counted(self, *args, **kwargs):
         calls.append(1)
         return real(self, *args, **kwargs)
+
+    def counted_call(self):  # the one-text lane binds the C method once
+        finish = real_call(self)
+
+        def call(*args):
+            calls.append(1)
+            return finish(*args)
+        return call
     monkeypatch.setattr(backend.NativeWordEncoder, "encode_finished", counted)
+    monkeypatch.setattr(backend.NativeWordEncoder, "finish_call", counted_call)
     return calls
 
 
@@ -91,6 +103,8 @@ def test_encode_batch_ids_and_encode_ids_run_native(pair, c_calls):
 def test_a_disabled_c_path_fails_in_strict_mode(pair, monkeypatch, form):
     """The check above can fail: with the C path off by hand, strict mode raises."""
     monkeypatch.setattr(batches.BatchFinisher, "_native", lambda self, *a, **k: None)
+    monkeypatch.setattr(engine, "one_text_call", lambda *a, **k: None)
+    pair[0].pipeline.sequences.one_text_calls.clear()
     with pytest.raises(NativeFallbackError, match="fell back"):
         FORMS[form](pair[0], SHAPES["short-lines"]())
 

@@ -17,6 +17,7 @@ holding a literal added token (the reference path, through ``sequences``).
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
@@ -125,8 +126,7 @@ class BatchFinisher:
 
         Offsets come as ``(start, end)`` tuples, as ``Encoding.offsets`` gives them.
         """
-        want = WANT_LISTS | sum(flag for key, flag in ARRAY_KEYS if key in keys)
-        want |= _id_columns(words)
+        want = want_of(keys) | _id_columns(words)
         padding = self.finisher.padding  # the columns the lists are read from: checked
         alloc = None if padding is None else _column_maker(padding, len(items))
         out = self._native(items, check_thread_count(num_threads), want, alloc, words,
@@ -134,10 +134,7 @@ class BatchFinisher:
         if out is None:
             self._fell_back("tok(...) (lists)")
             return None
-        lists, word_column, sequence_column, splits = out
-        by_flag = dict(zip(_COLUMN_ORDER, lists, strict=True))
-        return Finished({key: by_flag[flag] for key, flag in ARRAY_KEYS if key in keys},
-                        splits, word_column, sequence_column)
+        return lists_finished(out, keys)
 
     def _native(self, items: list, threads: int, want: int, alloc=None,
                 words: bool = False, windows: bool = False):
@@ -225,6 +222,49 @@ class BatchFinisher:
         return pad_batch_ids(out, self.finisher.padding)
 
 
+def one_text_call(seq: SequenceEncoder, post_processor, add_special_tokens: bool,
+                  truncation: TruncationParams | None, want: int) -> Callable | None:
+    """A function giving ``encode_finished``'s output for one text, unpadded; None where
+    these settings need ``BatchFinisher``. The function gives None for a text it leaves
+    to ``BatchFinisher`` (one holding a literal added token, one truncation cannot fit).
+
+    The serving case (``encode_ids(text)``, ``tok(text)``): everything a batch checks
+    that does not depend on the text is checked here once, so a call costs little more
+    than the C encoding. Its plans are fixed: it is valid while the processor's
+    ``options_stamp`` is (``engine`` keeps it so).
+    """
+    encoder = seq.word_encoder
+    if type(encoder) is not NativeWordEncoder or (seq.match and seq.matched.has_normalized):
+        return None
+    plans = plans_of(post_processor, add_special_tokens)
+    if plans is None:
+        return None
+    single, pair = plans
+    finish = encoder.finish_call()
+    appears_in = seq.matched.appears_in if seq.match else None
+    cut = _truncation_args(truncation)
+
+    def call(text: str):
+        if appears_in is not None and appears_in(text):
+            return None
+        out = finish([text], None, 1, single, pair, cut, None, want, 1, None, None)
+        return None if type(out) is int else out
+    return call
+
+
+def lists_finished(out: tuple, keys: AbstractSet[str]) -> Finished:
+    """``encode_finished``'s lists output (``WANT_LISTS``) as ``Finished``."""
+    lists, word_column, sequence_column, splits = out
+    by_flag = dict(zip(_COLUMN_ORDER, lists, strict=True))
+    return Finished({key: by_flag[flag] for key, flag in ARRAY_KEYS if key in keys},
+                    splits, word_column, sequence_column)
+
+
+def want_of(keys: AbstractSet[str]) -> int:
+    """The ``want`` flags of the columns ``keys``, as lists."""
+    return WANT_LISTS | sum(flag for key, flag in ARRAY_KEYS if key in keys)
+
+
 class Finished(NamedTuple):
     """``tok(...)``'s columns from C: ``data`` (key -> rows), and beside it the row bounds
     (int64 bytes) and the word and sequence id columns (int64 bytes, or None: not asked)."""
@@ -277,6 +317,7 @@ def _column_maker(padding: PaddingParams | None, rows: int):
     return make
 
 
+@functools.lru_cache(maxsize=64)
 def _truncation_args(params: TruncationParams | None) -> tuple | None:
     if params is None:
         return None

@@ -48,28 +48,72 @@ class CallDefaults(NamedTuple):
     truncation_side: str
 
 
-def call_tokenizer(pipeline: Pipeline, defaults: CallDefaults, text, text_pair=None, *,
-                   add_special_tokens: bool = True, padding=False, truncation=None,
-                   max_length: int | None = None, stride: int = 0,
-                   is_split_into_words: bool = False, pad_to_multiple_of: int | None = None,
-                   padding_side: str | None = None, truncation_side: str | None = None,
-                   return_tensors: str | None = None,
-                   return_token_type_ids: bool | None = None,
-                   return_attention_mask: bool | None = None,
-                   return_offsets_mapping: bool = False,
-                   return_special_tokens_mask: bool = False,
-                   return_overflowing_tokens: bool = False, return_length: bool = False,
-                   num_threads: int | None = None) -> BatchEncoding:
+class Resolved(NamedTuple):
+    """A call's options resolved: the engine's settings and output form, and the shape."""
+
+    settings: EncodeSettings
+    form: str
+    return_tensors: str | None
+    return_length: bool
+
+
+# Resolved options by (the defaults' id, options, their types) -> (the defaults, what they
+# resolve to): the serving case repeats one call's options text after text, and
+# resolving them costs more than encoding a short text. The defaults object is kept, so
+# its id is not reused while the entry stands.
+_RESOLVED: dict[tuple, tuple[CallDefaults, Resolved]] = {}
+_RESOLVED_KEPT = 256
+
+
+def call_tokenizer(pipeline: Pipeline, defaults: CallDefaults, text, text_pair=None,
+                   **options) -> BatchEncoding:
     """Encode ``text`` (str or list) and ``text_pair`` into a ``transformers``-style dict.
 
-    With ``is_split_into_words``, ``text`` is a list of words (or a batch of them).
+    With ``is_split_into_words``, ``text`` is a list of words (or a batch of them). The
+    options are ``resolve_options``'.
     """
+    resolved = _resolved(defaults, options)
+    settings = resolved.settings
+    items, batched = (_word_items if settings.words else _items)(text, text_pair)
+    columns = run(pipeline, items, settings, resolved.form)
+    return _batch_encoding(columns, len(items), batched, settings.overflowing,
+                           resolved.return_length, resolved.return_tensors)
+
+
+def _resolved(defaults: CallDefaults, options: dict) -> Resolved:
+    """``resolve_options``, remembered for options that are all hashable values."""
+    # the value types too: 128.0 == 128, but only 128 is a valid max_length
+    key = (id(defaults), tuple(options.items()), tuple(map(type, options.values())))
+    try:
+        kept = _RESOLVED.get(key)
+    except TypeError:  # an unhashable value (a list...): resolve says what is wrong
+        return resolve_options(defaults, **options)
+    if kept is not None and kept[0] is defaults:
+        return kept[1]
+    resolved = resolve_options(defaults, **options)
+    if len(_RESOLVED) >= _RESOLVED_KEPT:
+        _RESOLVED.clear()
+    _RESOLVED[key] = (defaults, resolved)
+    return resolved
+
+
+def resolve_options(defaults: CallDefaults, *, add_special_tokens: bool = True,
+                    padding=False, truncation=None, max_length: int | None = None,
+                    stride: int = 0, is_split_into_words: bool = False,
+                    pad_to_multiple_of: int | None = None, padding_side: str | None = None,
+                    truncation_side: str | None = None, return_tensors: str | None = None,
+                    return_token_type_ids: bool | None = None,
+                    return_attention_mask: bool | None = None,
+                    return_offsets_mapping: bool = False,
+                    return_special_tokens_mask: bool = False,
+                    return_overflowing_tokens: bool = False, return_length: bool = False,
+                    num_threads: int | None = None) -> Resolved:
+    """Resolve ``transformers``' call options (its names and defaults) into the engine's."""
     if return_tensors not in TENSOR_TYPES:
         raise ValueError(f"return_tensors={return_tensors!r} is not supported; use None "
                          f"(lists), 'np' (numpy arrays) or 'pt' (torch tensors)")
     if truncation is None:  # transformers: max_length without padding truncates
         truncation = max_length is not None and padding is False
-    items, batched = (_word_items if is_split_into_words else _items)(text, text_pair)
     pad = _padding_params(defaults, option_value("padding", padding, PADDING_VALUES),
                           max_length, pad_to_multiple_of,
                           side_value("padding_side", padding_side, defaults.padding_side))
@@ -84,11 +128,10 @@ def call_tokenizer(pipeline: Pipeline, defaults: CallDefaults, text, text_pair=N
             "attention_mask" if return_attention_mask is not False else "",
             "special_tokens_mask" if return_special_tokens_mask else ""}
     settings = EncodeSettings(add_special_tokens, trunc, pad, num_threads,
-                              frozenset(keys - {""}), is_split_into_words,
-                              return_overflowing_tokens)
-    columns = run(pipeline, items, settings, "lists" if return_tensors is None else "arrays")
-    return _batch_encoding(columns, len(items), batched, return_overflowing_tokens,
-                           return_length, return_tensors)
+                              frozenset(keys - {""}), bool(is_split_into_words),
+                              bool(return_overflowing_tokens))
+    return Resolved(settings, "lists" if return_tensors is None else "arrays", return_tensors,
+                    bool(return_length))
 
 
 def _batch_encoding(columns: Columns, n: int, batched: bool, overflowing: bool,

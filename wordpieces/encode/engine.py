@@ -27,13 +27,12 @@ Not handled here: ``transformers``' call options (``call``), the dict it returns
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..encoding.padding import PaddingParams, TruncationParams
 from ..encoding.token_columns import TokenColumns
 from ..pipeline.processors import PostProcessor
-from .batches import BatchFinisher
+from .batches import BatchFinisher, lists_finished, one_text_call, want_of
 from .encodings import encode_many
 from .pretokenized import encode_words
 from .sequences import SequenceEncoder
@@ -49,8 +48,7 @@ class Pipeline(NamedTuple):
     id_to_token: Callable[[int], str | None]
 
 
-@dataclass(frozen=True)
-class EncodeSettings:
+class EncodeSettings(NamedTuple):
     """One call's options, fixed for the call (None: no truncation / padding).
 
     ``keys``: the columns the ``"lists"`` and ``"arrays"`` forms return;
@@ -82,6 +80,11 @@ def run(pipeline: Pipeline, items: list, settings: EncodeSettings, form: str) ->
     """Encode ``items`` into ``form`` (see the module docstring), native when it can."""
     if form == "encodings":
         return _encodings(pipeline, items, settings)
+    if len(items) == 1 and type(items[0]) is str:
+        call = _one_text_call(pipeline, settings, form)
+        out = None if call is None else call(items[0])
+        if out is not None:
+            return out
     finisher = BatchFinisher(pipeline.sequences, pipeline.post_processor,
                              settings.add_special_tokens, settings.truncation,
                              settings.padding)
@@ -97,6 +100,58 @@ def run(pipeline: Pipeline, items: list, settings: EncodeSettings, form: str) ->
     facts = TokenColumns(finished.data["input_ids"], pipeline.id_to_token, finished.splits,
                          finished.words, finished.sequences)
     return Columns(finished.data, lambda: _encodings(pipeline, items, settings), facts, None)
+
+
+# How many compiled one-text calls a pipeline keeps (``SequenceEncoder.one_text_calls``:
+# (form, settings, processor) -> (the processor's options stamp, the call or None); a
+# sequence encoder is built again when a stage changes, and its calls go with it).
+_ONE_TEXT_KEPT = 16
+
+
+def _one_text_call(pipeline: Pipeline, settings: EncodeSettings, form: str):
+    """``run`` for one text as one C call (a function giving None where it cannot), or None.
+
+    Compiled once per pipeline and settings; compiled again when the post-processor's
+    ``options_stamp`` moves (a processor without one is never compiled).
+    """
+    if (form not in ("ids", "lists") or settings.padding is not None or settings.overflowing
+            or settings.words):
+        return None
+    processor = pipeline.post_processor
+    stamp_of = getattr(processor, "options_stamp", None)
+    if processor is not None and stamp_of is None:
+        return None
+    stamp = None if stamp_of is None else stamp_of()
+    calls = pipeline.sequences.one_text_calls
+    key = (form, settings, processor)
+    seen = calls.get(key)
+    if seen is not None and seen[0] == stamp:
+        return seen[1]
+    if len(calls) >= _ONE_TEXT_KEPT:
+        calls.clear()
+    call = _compile_one_text(pipeline, settings, form)
+    calls[key] = (stamp, call)
+    return call
+
+
+def _compile_one_text(pipeline: Pipeline, settings: EncodeSettings, form: str):
+    keys = settings.keys
+    native = one_text_call(pipeline.sequences, pipeline.post_processor,
+                           settings.add_special_tokens, settings.truncation,
+                           want_of(frozenset() if form == "ids" else keys))
+    if native is None or form == "ids":
+        return native
+
+    def lists(text: str):
+        out = native(text)
+        if out is None:
+            return None
+        finished = lists_finished(out, keys)
+        facts = TokenColumns(finished.data["input_ids"], pipeline.id_to_token,
+                             finished.splits, finished.words, finished.sequences)
+        return Columns(finished.data, lambda: _encodings(pipeline, [text], settings), facts,
+                       None)
+    return lists
 
 
 def _encodings(pipeline: Pipeline, items: list, settings: EncodeSettings) -> list:

@@ -82,6 +82,8 @@ class SequenceEncoder:
         self.match = len(matched) > 0
         self.id_tokens = id_tokens
         self._word_encoder = None
+        # the engine's compiled one-text calls for this pipeline (``engine.run``)
+        self.one_text_calls: dict = {}
 
     @property
     def word_encoder(self):
@@ -143,6 +145,10 @@ class SequenceEncoder:
         """
         return self.match and (self.matched.has_normalized
                                or bool(self._candidates(texts, num_threads)))
+
+    def may_hold_added(self, text: str) -> bool:
+        """``needs_added_matching`` for one text: one search, no scan set up."""
+        return self.match and (self.matched.has_normalized or self.matched.appears_in(text))
 
     def _candidates(self, texts: list[str], num_threads: int | None = 1) -> range | list[int]:
         """Indices of the texts that may hold a ``normalized=False`` added token.

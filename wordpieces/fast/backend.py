@@ -277,6 +277,11 @@ class NativeWordEncoder(_Batching):
                                         truncation, padding, want, _thread_count(num_threads),
                                         alloc, groups)
 
+    def finish_call(self):
+        """``encode_finished`` without its Python layer: the C method, arguments as there
+        (``threads`` an int). For callers that fix every argument but the texts once."""
+        return self._core.encode_finish
+
     def _raw_texts(self, texts, threads: int) -> list:
         """One ``ColumnTokens`` (the C type ``Row``) per text, made in one call."""
         return _core.rows(*self._core.encode_batch(texts, True, True, threads))

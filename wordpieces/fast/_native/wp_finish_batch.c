@@ -462,10 +462,32 @@ static int64_t *read_groups(PyObject *obj, Py_ssize_t n_texts, Py_ssize_t *n_seq
     return groups;
 }
 
+/* The plans read last (single, pair), kept with a reference to their tuples: the
+ * callers pass the same plan objects call after call (encode/plans.py remembers them),
+ * and reading a plan costs more than encoding a short text. Read under the GIL. */
+static PyObject *last_plan_obj[2];
+static plan_store last_plan[2];
+
+static int read_plan_cached(PyObject *obj, int k, plan_store *st)
+{
+    if (obj != last_plan_obj[k]) {
+        Py_CLEAR(last_plan_obj[k]);
+        if (wp_read_plan(obj, &last_plan[k]) < 0)
+            return -1;
+        last_plan_obj[k] = Py_NewRef(obj);
+    }
+    *st = last_plan[k]; /* then its pointers into itself, moved to the copy */
+    st->plan.pieces = st->pieces;
+    for (int i = 0; i < st->plan.n_pieces; i++)
+        st->pieces[i].ids = st->ids + (last_plan[k].pieces[i].ids - last_plan[k].ids);
+    return 0;
+}
+
 static int read_opts(PyObject *const objs[4], int want, finish_opts *o)
 {
     o->want = want;
-    return wp_read_plan(objs[0], &o->single) < 0 || wp_read_plan(objs[1], &o->pair) < 0
+    return read_plan_cached(objs[0], 0, &o->single) < 0
+           || read_plan_cached(objs[1], 1, &o->pair) < 0
            || wp_read_truncation(objs[2], &o->t) < 0 || wp_read_padding(objs[3], &o->p) < 0 ? -1 : 0;
 }
 
