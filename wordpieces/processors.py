@@ -7,8 +7,13 @@ A re-export of ``wordpieces.pipeline.processors`` (``TemplateProcessing``,
 >>> from wordpieces import processors
 >>> post = processors.TemplateProcessing(single="[CLS] $A [SEP]",
 ...                                      special_tokens=[("[CLS]", 1), ("[SEP]", 2)])
->>> post.apply_ids([7, 8], None, add_special_tokens=True)
+>>> post.plan(add_special_tokens=True).ids([7, 8], None)
 [1, 7, 8, 2]
+
+Each has a ``plan(add_special_tokens)``: what it puts around one sequence and a pair
+(``ProcessorPlan``), which the fast paths run. A post-processor of your own needs only
+``process``, ``added_tokens`` and ``to_config``; without ``plan`` it runs on the
+pure-Python reference path.
 
 ``PostProcessor`` is the protocol every post-processor meets (``isinstance`` works).
 

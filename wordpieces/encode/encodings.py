@@ -5,14 +5,14 @@ arrays) runs. Building an ``Encoding``'s seven lists costs several times the
 tokenization itself, so the common cases return ``LazyEncoding``s that build each list
 when first read (``encoding.lazy_encoding``):
 
-- single texts: the word encoder's raw tokens in the post-processor's
-  ``single_layout``;
-- pairs: both sequences' raw tokens in its ``pair_layout`` (``LazyPairEncoding``);
+- single texts: the word encoder's raw tokens in the ``Layout`` of the post-processor's
+  plan (``layouts``);
+- pairs: both sequences' raw tokens in the plan's ``PairLayout`` (``LazyPairEncoding``);
 - inputs and pairs that truncation cuts: the kept part of the raw tokens, their
   overflowing windows made by ``Finisher`` when first read (``LazyCutEncoding``…).
 
 Padding a fresh lazy encoding only changes its layout. Texts holding a literal added
-token and post-processors without a layout take the reference path: ``Finisher`` item
+token and post-processors without a plan take the reference path: ``Finisher`` item
 by item, which builds every list. Both paths check truncation with the same rule
 (``Finisher.keep``), so both raise the same errors.
 
@@ -39,6 +39,7 @@ from ..encoding.lazy_encoding import (
 from ..encoding.padding import PaddingParams, TruncationParams
 from ..errors import check_thread_count
 from ..fast.backend import unzip_items
+from ..pipeline.processor_plan import SPECIALS, PlanPiece, ProcessorPlan
 from .batches import unzip
 from .finishing import Finisher, pad, pad_batch
 from .sequences import SequenceEncoder
@@ -66,14 +67,14 @@ def _finished(seq: SequenceEncoder, finisher: Finisher, items: list,
     """Each item encoded and finished, by the fastest path that gives the same result."""
     texts, pair_of = _split(items)
     n = len(items)
-    single = _single_layout(finisher, seq.id_tokens)
+    single, paired = layouts(finisher, seq.id_tokens)
     if pair_of is None and single is not None and finisher.truncation is None:
         return _singles(seq, texts, single, finisher, threads)
     # each side in one call of its own: one type id per call keeps sequences' fast path
     firsts = seq.encodings(texts[:n], [0] * n, threads)
     seconds = [] if pair_of is None else seq.encodings(texts[n:], [1] * (len(texts) - n),
                                                         threads)
-    pair_layout = _pair_layout(finisher, seq.id_tokens) if seconds else None
+    pair_layout = paired if seconds else None
     if single is None and pair_layout is None:
         return [finisher.encoding(enc, None if k < 0 else seconds[k], None)
                 for enc, k in zip(firsts, pair_of or repeat(-1, n), strict=True)]
@@ -102,19 +103,41 @@ def _split(items: list) -> tuple[list[str], list[int] | None]:
     return firsts + seconds, [-1 if p is None else next(index) for p in pairs]
 
 
-def _single_layout(finisher: Finisher, id_tokens: list) -> Layout | None:
-    processor = finisher.post_processor
-    return None if processor is None else processor.single_layout(id_tokens,
-                                                                  finisher.add_special_tokens)
+def layouts(finisher: Finisher, id_tokens: list) -> tuple[Layout | None, PairLayout | None]:
+    """The layouts of one sequence and of a pair in the post-processor's plan.
+
+    None where ``process`` must run: no plan, or one that also moves offsets. Without a
+    post-processor, single texts stay as encoded and pairs are joined (type ids 0, 1).
+    """
+    if finisher.post_processor is None:
+        return None, PairLayout(id_tokens)
+    plan = finisher.plan
+    if plan is None or plan.trims_offsets:
+        return None, None
+    return plan_layouts(plan, id_tokens)
 
 
-def _pair_layout(finisher: Finisher, id_tokens: list) -> PairLayout | None:
-    """The post-processor's layout of a pair, or None: ``process`` must run."""
-    processor = finisher.post_processor
-    if processor is None:  # Finisher joins the two sequences as encoded (type ids 0, 1)
-        return PairLayout(id_tokens)
-    layout_of = getattr(processor, "pair_layout", None)  # optional in the protocol
-    return None if layout_of is None else layout_of(id_tokens, finisher.add_special_tokens)
+def plan_layouts(plan: ProcessorPlan, id_tokens: list) -> tuple[Layout, PairLayout]:
+    """``plan``'s pieces as lazy Encodings' layouts: one sequence, a pair (offsets kept)."""
+    single, pair = (_split_pieces(pieces) for pieces in (plan.single, plan.pair))
+    (first,), (before, after) = single
+    (one, two), (prefix, middle, suffix) = pair
+    return (Layout(id_tokens, first.type_id, before, after, first.sequence),
+            PairLayout(id_tokens, (one.type_id, two.type_id), prefix, middle, suffix,
+                       (one.sequence, two.sequence)))
+
+
+def _split_pieces(pieces: tuple[PlanPiece, ...]) -> tuple[list[PlanPiece], list[tuple]]:
+    """A plan's sequence pieces, and the extras (``lazy_encoding.Extra``) around them."""
+    sequences: list[PlanPiece] = []
+    runs: list[tuple] = [()]
+    for piece in pieces:
+        if piece.sequence == SPECIALS:
+            runs[-1] += tuple((id_, token, piece.type_id, 1) for id_, token in piece.specials)
+        else:
+            sequences.append(piece)
+            runs.append(())
+    return sequences, runs
 
 
 def _singles(seq: SequenceEncoder, texts: list[str], layout: Layout, finisher: Finisher,

@@ -11,6 +11,7 @@ themselves (``Encoding.truncate``), the batch dict (``batch_encoding``).
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from ..encoding.encoding import Encoding
@@ -24,8 +25,10 @@ from ..encoding.padding import (
     truncation_lengths,
 )
 from ..errors import TokenizeError
+from .plans import processor_plan
 
 if TYPE_CHECKING:  # the stage's protocol, for annotations only
+    from ..pipeline.processor_plan import ProcessorPlan
     from ..pipeline.processors import PostProcessor
 
 
@@ -104,9 +107,25 @@ class Finisher:
             a = cut_ids(a, keep1, params.direction)
             if b is not None and keep2 is not None:
                 b = cut_ids(b, keep2, params.direction)
-        if self.post_processor is not None:
-            return self.post_processor.apply_ids(a, b, self.add_special_tokens)
-        return a + (b or [])
+        plan = self.plan
+        if plan is not None:
+            return plan.ids(a, b)
+        return self._processed_ids(a, b)
+
+    @functools.cached_property
+    def plan(self) -> ProcessorPlan | None:
+        """The post-processor's plan with these settings (None: ``process`` runs)."""
+        return processor_plan(self.post_processor, self.add_special_tokens)
+
+    def _processed_ids(self, a: list[int], b: list[int] | None) -> list[int]:
+        """``process``'s ids, for a post-processor without a plan (the reference path)."""
+        def plain(ids: list[int], type_id: int) -> Encoding:
+            n = len(ids)
+            return Encoding.build(list(ids), [""] * n, [(0, 0)] * n, [None] * n, type_id)
+        pair = None if b is None else plain(b, 1)
+        processor = self.post_processor
+        assert processor is not None  # without one, the plan joins the sequences
+        return processor.process(plain(a, 0), pair, self.add_special_tokens).ids
 
 
 def pad_batch(encodings: list[Encoding], padding: PaddingParams | None) -> None:

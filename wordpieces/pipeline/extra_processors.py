@@ -1,11 +1,12 @@
 """HF's ``RobertaProcessing`` and the ``Sequence`` of post-processors.
 
-``RobertaProcessing`` wraps ``<s> A </s>`` and ``</s> B </s>`` (every type id 0, as HF
-0.23) and, with ``trim_offsets``, first moves each token's offsets off the spaces it
-holds (``Ġ`` or whitespace at either end), as HF's ``ByteLevel::process_offsets``:
-the first token keeps one leading space when ``add_prefix_space``. ``ProcessorSequence``
-passes the list of encodings through each processor's ``process_encodings`` in turn, as
-HF's ``processors.Sequence``.
+``RobertaProcessing`` wraps ``<s> A </s>`` and ``</s> B </s>`` (every type id 0, with or
+without the special tokens, as HF 0.23) and, with ``trim_offsets``, first moves each
+token's offsets off the spaces it holds (``Ġ`` or whitespace at either end), as HF's
+``ByteLevel::process_offsets``: the first token keeps one leading space when
+``add_prefix_space``. ``ProcessorSequence`` passes the list of encodings through each
+processor's ``process_encodings`` in turn, as HF's ``processors.Sequence``; its plan
+chains its members' ``plan_encodings`` the same way.
 
 Not handled here: ``TemplateProcessing`` and ``BertProcessing`` (``processors``), HF's
 ``ByteLevel`` post-processor (refused when read: byte-level models are not supported).
@@ -17,7 +18,8 @@ from collections.abc import Hashable
 
 from ..encoding.encoding import Encoding
 from .char_tables import is_white_space
-from .processors import PostProcessorBase
+from .processor_plan import Part, is_sequence, special_part, with_type_id
+from .processors import PostProcessorBase, unmarked
 
 _BYTE_LEVEL_SPACE = "\u0120"  # "Ġ": how byte-level vocabularies write a space
 
@@ -58,7 +60,7 @@ class RobertaProcessing(PostProcessorBase):
 
     ``sep`` and ``cls`` are ``(token, id)`` pairs.
 
-    >>> RobertaProcessing(("</s>", 2), ("<s>", 0)).apply_ids([7], [9], True)
+    >>> RobertaProcessing(("</s>", 2), ("<s>", 0)).plan(True).ids([7], [9])
     [0, 7, 2, 2, 9, 2]
     """
 
@@ -76,28 +78,33 @@ class RobertaProcessing(PostProcessorBase):
         if self.trim_offsets:
             for encoding in encodings:
                 trim_offsets(encoding, self.add_prefix_space)
+        for encoding in encodings:  # HF: not their overflowing windows
+            encoding.set_type_ids(0)
         if not add_special_tokens:
             return encodings
         return [self._wrap(enc, i) for i, enc in enumerate(encodings)]
 
     def _wrap(self, enc: Encoding, index: int) -> Encoding:
         first = self.cls if index == 0 else self.sep
-        body = enc.slice(0, len(enc))
-        if index:
-            body.set_type_ids(0)
+        body = unmarked(enc)
+        body.set_type_ids(0)
         out = Encoding.merge([special_encoding(first, 0), body, special_encoding(self.sep, 0)],
                              growing_offsets=False)
         out.sequence_ranges = {index: (1, len(out) - 1)}
         out.overflowing = [self._wrap(o, index) for o in enc.overflowing]
         return out
 
-    def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
+    def plan_encodings(self, parts: list[Part], add_special_tokens: bool) -> list[Part] | None:
+        parts = [with_type_id(part, 0) for part in parts]
         if not add_special_tokens:
-            return a + (b or [])
-        out = [self.cls[1], *a, self.sep[1]]
-        if b is not None:
-            out += [self.sep[1], *b, self.sep[1]]
-        return out
+            return parts
+        if len(parts) not in (1, 2) or not all(is_sequence(p, i) for i, p in enumerate(parts)):
+            return None
+        cls_, sep = special_part([self.cls[::-1]], 0), special_part([self.sep[::-1]], 0)
+        return [(cls_ if i == 0 else sep) + part + sep for i, part in enumerate(parts)]
+
+    def moves_offsets(self) -> bool:
+        return self.trim_offsets
 
     def to_config(self) -> dict:
         return {"type": "RobertaProcessing", "sep": list(self.sep), "cls": list(self.cls),
@@ -137,12 +144,18 @@ class ProcessorSequence(PostProcessorBase):
             encodings = processor.process_encodings(encodings, add_special_tokens)
         return encodings
 
-    def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
-        def plain(ids: list[int], type_id: int) -> Encoding:
-            n = len(ids)
-            return Encoding.build(list(ids), [""] * n, [(0, 0)] * n, [None] * n, type_id)
-        pair = None if b is None else plain(b, 1)
-        return self.process(plain(a, 0), pair, add_special_tokens).ids
+    def plan_encodings(self, parts: list[Part], add_special_tokens: bool) -> list[Part] | None:
+        """Each member's ``plan_encodings`` in turn: None when one has none."""
+        for processor in self.processors:
+            step = getattr(processor, "plan_encodings", None)
+            out = None if step is None else step(parts, add_special_tokens)
+            if out is None:
+                return None
+            parts = out
+        return parts
+
+    def moves_offsets(self) -> bool:
+        return any(getattr(p, "moves_offsets", lambda: True)() for p in self.processors)
 
     def to_config(self) -> dict:
         return {"type": "Sequence", "processors": [p.to_config() for p in self.processors]}

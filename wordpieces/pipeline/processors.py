@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..encoding.encoding import Encoding
-from ..encoding.lazy_encoding import Layout, PairLayout
 from ..errors import VocabError
 from ..vocab import Vocab
+from .processor_plan import Part, ProcessorPlan, is_sequence, plan_of, special_part, with_type_id
 
 
 def _special(ids: list[int], tokens: list[str], type_id: int) -> Encoding:
@@ -33,6 +33,17 @@ def _special(ids: list[int], tokens: list[str], type_id: int) -> Encoding:
                     type_ids=[type_id] * n, special_tokens_mask=[1] * n)
 
 
+def unmarked(enc: Encoding) -> Encoding:
+    """A copy of ``enc`` without sequence ranges, none of its tokens marked special.
+
+    What HF's Bert and Roberta processors wrap: the tokens between their special tokens
+    get mask 0, even those another processor of a ``Sequence`` added.
+    """
+    body = enc.slice(0, len(enc))
+    body.special_tokens_mask = [0] * len(body)
+    return body
+
+
 @runtime_checkable
 class PostProcessor(Protocol):
     """What the tokenizer needs from a post-processor: any object with these methods is one.
@@ -40,14 +51,13 @@ class PostProcessor(Protocol):
     - ``process(encoding, pair, add_special_tokens)``: the model input of one input
       (HF's ``process``), after truncation;
     - ``added_tokens(is_pair)``: how many tokens it adds (truncation leaves room);
-    - ``apply_ids(a, b, add_special_tokens)``: ``process``'s ids alone, for the ids-only
-      fast path (``encode_batch_ids``);
-    - ``single_layout(id_tokens, add_special_tokens)``: what surrounds one sequence, so
-      that batches of single texts come out as ``LazyEncoding``s in that layout
-      without calling ``process``; ``None`` opts out (``process`` is called);
-    - optionally ``pair_layout(id_tokens, add_special_tokens)``: the same for a pair
-      (``PairLayout``); a processor without it, or returning None, gets ``process``;
     - ``to_config()``: HF's JSON form, written when the tokenizer is saved.
+
+    Optionally ``plan(add_special_tokens)``: what it puts around each sequence, as a
+    ``ProcessorPlan`` (``processor_plan``), or None. The processors here all have one;
+    with it, the batch paths (ids, lists, arrays, lazy Encodings, the C finisher) run
+    the plan instead of ``process``. An object without ``plan`` (or whose plan is None)
+    runs on the pure-Python reference path: ``process`` for each input, by design.
     """
 
     def process(self, encoding: Encoding, pair: Encoding | None = None,
@@ -59,24 +69,16 @@ class PostProcessor(Protocol):
         """How many special tokens one input (or a pair) gets."""
         ...
 
-    def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
-        """Return the ids ``process`` would give (no Encoding built)."""
-        ...
-
-    def single_layout(self, id_tokens: list, add_special_tokens: bool) -> Layout | None:
-        """What ``process`` puts around one sequence of type 0, or None (no shortcut)."""
-        ...
-
     def to_config(self) -> dict:
         """HF's JSON form of this post-processor."""
         ...
 
 
 class PostProcessorBase:
-    """Base of the post-processors here: ``process`` and ``single_layout`` for subclasses.
+    """Base of the post-processors here: ``process`` and ``plan`` for subclasses.
 
-    Subclasses implement ``process_encodings``, ``added_tokens``, ``apply_ids`` and
-    ``to_config``.
+    Subclasses implement ``process_encodings``, ``added_tokens``, ``to_config`` and
+    ``plan_encodings`` (``process_encodings`` on a plan's parts, which ``plan`` runs).
     """
 
     def __setattr__(self, name: str, value) -> None:
@@ -112,20 +114,31 @@ class PostProcessorBase:
     def added_tokens(self, is_pair: bool) -> int:
         raise NotImplementedError
 
-    def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
-        """Return the ids ``process`` would give (the fast path: no Encoding built)."""
-        raise NotImplementedError
+    def plan(self, add_special_tokens: bool = True) -> ProcessorPlan | None:
+        """What this processor puts around one sequence and a pair, from its settings.
 
-    def single_layout(self, id_tokens: list, add_special_tokens: bool) -> Layout | None:
-        """What ``process`` puts around one sequence of type 0 without overflowing windows.
-
-        ``None`` means "no shortcut: call ``process``".
+        Every fast path runs it instead of ``process``; None (``plan_encodings`` says its
+        output is not fixed pieces around each sequence) leaves them to ``process``.
+        Remembered until ``options_stamp`` moves: making it costs more than encoding a
+        short text.
         """
+        key = (bool(add_special_tokens), self.options_stamp())
+        kept: tuple[Hashable, dict[bool, ProcessorPlan | None]] | None
+        kept = self.__dict__.get("_plans")
+        if kept is None or kept[0] != key[1]:
+            kept = (key[1], {})
+            object.__setattr__(self, "_plans", kept)  # not an option: no stamp change
+        if key[0] not in kept[1]:
+            kept[1][key[0]] = plan_of(self.plan_encodings, key[0], self.moves_offsets())
+        return kept[1][key[0]]
+
+    def plan_encodings(self, parts: list[Part], add_special_tokens: bool) -> list[Part] | None:
+        """``process_encodings`` on a plan's parts (one per encoding), or None: no plan."""
         return None
 
-    def pair_layout(self, id_tokens: list, add_special_tokens: bool) -> PairLayout | None:
-        """What ``process`` puts around a pair (types 0 and 1), or None: no shortcut."""
-        return None
+    def moves_offsets(self) -> bool:
+        """Whether ``process`` changes the sequences' offsets (not in the plan's pieces)."""
+        return False
 
     def to_config(self) -> dict:
         raise NotImplementedError
@@ -197,7 +210,7 @@ class TemplateProcessing(PostProcessorBase):
 
     >>> tp = TemplateProcessing("[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
     ...                         special_tokens={"[CLS]": 101, "[SEP]": 102})
-    >>> tp.apply_ids([7, 8], [9], True)
+    >>> tp.plan(True).ids([7, 8], [9])
     [101, 7, 8, 102, 9, 102]
     """
 
@@ -253,36 +266,20 @@ class TemplateProcessing(PostProcessorBase):
                                                  piece.type_id)
         return enc
 
-    def single_layout(self, id_tokens: list, add_special_tokens: bool) -> Layout:
-        at = next(i for i, p in enumerate(self.single) if p.is_sequence)
-        return Layout(id_tokens, self.single[at].type_id,
-                      self._extras(self.single[:at], add_special_tokens),
-                      self._extras(self.single[at + 1:], add_special_tokens), 0)
-
-    def pair_layout(self, id_tokens: list, add_special_tokens: bool) -> PairLayout:
-        at = [i for i, p in enumerate(self.pair) if p.is_sequence]
-        first, second = self.pair[at[0]], self.pair[at[1]]
-        before, middle, after = (self._extras(part, add_special_tokens) for part in (
-            self.pair[:at[0]], self.pair[at[0] + 1:at[1]], self.pair[at[1] + 1:]))
-        order = (0, 1) if first.name == "A" else (1, 0)
-        return PairLayout(id_tokens, (first.type_id, second.type_id), before, middle, after,
-                          order)
-
-    def _extras(self, pieces: tuple[Piece, ...], add_special_tokens: bool) -> tuple:
-        if not add_special_tokens:
-            return ()
-        return tuple((id_, token, p.type_id, 1) for p in pieces
-                     for id_, token in zip(self.special_tokens[p.name].ids,
-                                           self.special_tokens[p.name].tokens, strict=True))
-
-    def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
-        pieces = self.single if b is None else self.pair
-        out: list[int] = []
-        for piece in pieces:
+    def plan_encodings(self, parts: list[Part], add_special_tokens: bool) -> list[Part] | None:
+        if len(parts) not in (1, 2):
+            return None
+        out = []
+        for piece in self.pair if len(parts) == 2 else self.single:
             if piece.is_sequence:
-                out.extend(a if piece.name == "A" else b)  # type: ignore[arg-type]
+                i = 0 if piece.name == "A" else 1
+                if not is_sequence(parts[i], i):  # its range would cover what was added
+                    return None
+                out.append(with_type_id(parts[i], piece.type_id))
             elif add_special_tokens:
-                out.extend(self.special_tokens[piece.name].ids)
+                spec = self.special_tokens[piece.name]
+                out.append(special_part(zip(spec.ids, spec.tokens, strict=True),
+                                        piece.type_id))
         return out
 
     def to_config(self) -> dict:
@@ -385,7 +382,7 @@ class BertProcessing(PostProcessorBase):
 
     ``sep`` and ``cls`` are ``(token, id)`` pairs.
 
-    >>> BertProcessing(("[SEP]", 102), ("[CLS]", 101)).apply_ids([7], [9], True)
+    >>> BertProcessing(("[SEP]", 102), ("[CLS]", 101)).plan(True).ids([7], [9])
     [101, 7, 102, 9, 102]
     """
 
@@ -408,40 +405,29 @@ class BertProcessing(PostProcessorBase):
     def _wrap_first(self, enc: Encoding) -> Encoding:
         cls_, sep = _special([self.cls[1]], [self.cls[0]], 0), _special([self.sep[1]],
                                                                         [self.sep[0]], 0)
-        body = enc.slice(0, len(enc))
+        body = unmarked(enc)
         out = Encoding.merge([cls_, body, sep], growing_offsets=False)
         out.sequence_ranges = {0: (1, len(out) - 1)}
         out.overflowing = [self._wrap_first(o) for o in enc.overflowing]
         return out
 
     def _wrap_second(self, enc: Encoding) -> Encoding:
-        body = enc.slice(0, len(enc))
+        body = unmarked(enc)
         out = Encoding.merge([body, _special([self.sep[1]], [self.sep[0]], 1)],
                              growing_offsets=False)
         out.sequence_ranges = {1: (0, len(out) - 1)}
         out.overflowing = [self._wrap_second(o) for o in enc.overflowing]
         return out
 
-    def single_layout(self, id_tokens: list, add_special_tokens: bool) -> Layout:
+    def plan_encodings(self, parts: list[Part], add_special_tokens: bool) -> list[Part] | None:
         if not add_special_tokens:
-            return Layout(id_tokens, 0, sequence_index=0)
-        return Layout(id_tokens, 0, ((self.cls[1], self.cls[0], 0, 1),),
-                      ((self.sep[1], self.sep[0], 0, 1),), 0)
-
-    def pair_layout(self, id_tokens: list, add_special_tokens: bool) -> PairLayout:
-        # The second sequence keeps the type id 1 it was encoded with, as in HF.
-        if not add_special_tokens:
-            return PairLayout(id_tokens)
-        return PairLayout(id_tokens, (0, 1), ((self.cls[1], self.cls[0], 0, 1),),
-                          ((self.sep[1], self.sep[0], 0, 1),),
-                          ((self.sep[1], self.sep[0], 1, 1),))
-
-    def apply_ids(self, a: list[int], b: list[int] | None, add_special_tokens: bool) -> list[int]:
-        if not add_special_tokens:
-            return a + (b or [])
-        out = [self.cls[1], *a, self.sep[1]]
-        if b is not None:
-            out += [*b, self.sep[1]]
+            return parts
+        if len(parts) not in (1, 2) or not all(is_sequence(p, i) for i, p in enumerate(parts)):
+            return None
+        cls_, sep = (self.cls[1], self.cls[0]), (self.sep[1], self.sep[0])
+        out = [special_part([cls_], 0) + parts[0] + special_part([sep], 0)]
+        if len(parts) == 2:  # the second keeps the type id it was encoded with, as in HF
+            out.append(parts[1] + special_part([sep], 1))
         return out
 
     def to_config(self) -> dict:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from tests.hf_reference import fields, hf_from_vocab, sample_lines
 from tests.shared_data import shared_path
+from wordpieces.encode.encodings import plan_layouts
 from wordpieces.encoding.encoding import Encoding
 from wordpieces.encoding.lazy_encoding import Layout, LazyEncoding, ListTokens
 from wordpieces.pipeline.processors import BertProcessing, TemplateProcessing
@@ -115,7 +116,7 @@ def test_template_layout_equals_process(raw, before, after, type_ids, add):
     ids, offsets, word_ids = raw
     eager = tp.process(Encoding.build(list(ids), [NAMES[i] for i in ids], list(offsets),
                                       list(word_ids)), None, add)
-    lazy = LazyEncoding(ListTokens(ids, offsets, word_ids), tp.single_layout(NAMES, add))
+    lazy = LazyEncoding(ListTokens(ids, offsets, word_ids), plan_layouts(tp.plan(add), NAMES)[0])
     assert plain(lazy) == plain(eager)
 
 
@@ -124,7 +125,7 @@ def test_template_layout_equals_process(raw, before, after, type_ids, add):
        read_first=st.booleans())
 def test_pad_equals_eager_pad(raw, length, direction, read_first):
     """Padding a lazy encoding (fresh or already read) equals padding the plain one."""
-    layout = BertProcessing(("[SEP]", 51), ("[CLS]", 50)).single_layout(NAMES, True)
+    layout = plan_layouts(BertProcessing(("[SEP]", 51), ("[CLS]", 50)).plan(True), NAMES)[0]
     lazy = LazyEncoding(ListTokens(*raw), layout)
     eager = lazy.copy()
     if read_first:

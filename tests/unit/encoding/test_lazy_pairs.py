@@ -16,6 +16,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from wordpieces.encode.encodings import plan_layouts
 from wordpieces.encode.finishing import Finisher
 from wordpieces.encoding.encoding import Encoding
 from wordpieces.encoding.lazy_encoding import (
@@ -88,7 +89,7 @@ def test_template_pair_layout_equals_process(first, second, before, middle, afte
     tp = TemplateProcessing("[CLS] $A [SEP]", pair=template(before, middle, after, b_first,
                                                             types), special_tokens=SPECIALS)
     want = tp.process(eager(first, 0), eager(second, 1), add)
-    assert plain(lazy(first, second, tp.pair_layout(NAMES, add))) == plain(want)
+    assert plain(lazy(first, second, plan_layouts(tp.plan(add), NAMES)[1])) == plain(want)
 
 
 @settings(max_examples=100, deadline=None)
@@ -97,7 +98,7 @@ def test_bert_pair_layout_equals_process(first, second, add):
     """BertProcessing's pair layout gives its process (the pair keeps type id 1)."""
     bp = BertProcessing(("[SEP]", 51), ("[CLS]", 50))
     want = bp.process(eager(first, 0), eager(second, 1), add)
-    assert plain(lazy(first, second, bp.pair_layout(NAMES, add))) == plain(want)
+    assert plain(lazy(first, second, plan_layouts(bp.plan(add), NAMES)[1])) == plain(want)
 
 
 @settings(max_examples=100, deadline=None)
@@ -110,7 +111,7 @@ def test_no_processor_layout_equals_finisher(first, second):
 
 # ---------------------------------------------------------------- behaving as an Encoding
 
-BERT_PAIR = BertProcessing(("[SEP]", 51), ("[CLS]", 50)).pair_layout(NAMES, True)
+BERT_PAIR = plan_layouts(BertProcessing(("[SEP]", 51), ("[CLS]", 50)).plan(True), NAMES)[1]
 
 
 @settings(max_examples=200, deadline=None)

@@ -85,7 +85,7 @@ def test_template_errors():
 @pytest.mark.parametrize("kind", ["template", "bert"])
 @pytest.mark.parametrize("special", [True, False])
 def test_processed_encodings_match_hf(kind, special):
-    """With truncation windows, both processors give HF's encodings and apply_ids agrees."""
+    """With truncation windows, both processors give HF's encodings and their plans agree."""
     ours, theirs = minilm_pair()
     if kind == "bert":
         ours.post_processor = BertProcessing(("[SEP]", 102), ("[CLS]", 101))
@@ -110,8 +110,8 @@ def test_processed_encodings_match_hf(kind, special):
 def test_default_processor_follows_the_vocabulary():
     """template="auto": [CLS] $A [SEP], else [START] $A [END], else no post-processor."""
     cls_sep = default_processor(Vocab(["[UNK]", "[CLS]", "[SEP]"]))
-    assert cls_sep.apply_ids([7], [8], True) == [1, 7, 2, 8, 2]
-    assert default_processor(Vocab(["[START]", "[END]"])).apply_ids([7], None, True) == [0, 7, 1]
+    assert cls_sep.plan(True).ids([7], [8]) == [1, 7, 2, 8, 2]
+    assert default_processor(Vocab(["[START]", "[END]"])).plan(True).ids([7], None) == [0, 7, 1]
     assert default_processor(Vocab(["a"])) is None
     assert default_processor(Vocab(["[CLS]", "[SEP]"]), None) is None
 

@@ -70,8 +70,8 @@ def _output(stage):
         return stage.pre_tokenize_str(TEXT)
     if hasattr(stage, "tokenize"):
         return [stage.tokenize(w) for w in ("hello", "ab", "zzz", "hellohello")]
-    if hasattr(stage, "apply_ids"):
-        return stage.apply_ids([3, 4], [5], True), stage.to_config()
+    if hasattr(stage, "plan"):
+        return stage.plan(True), stage.to_config()
     return stage.decode(["\u2581a", "##b", "#c", " d"])
 
 
