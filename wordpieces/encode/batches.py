@@ -38,14 +38,14 @@ from .finishing import Finisher, pad_batch_ids
 from .plans import MAX_SPECIAL_IDS, plans_of
 from .sequences import SequenceEncoder
 
-# finish_columns' ``want`` flags (wp_finish_glue.h)
+# encode_finished's ``want`` flags (wp_finish_glue.h)
 WANT_TYPES, WANT_SPECIAL, WANT_ATTENTION, WANT_OFFSETS, WANT_LISTS = 1, 2, 4, 8, 16
 WANT_WORDS, WANT_SEQUENCES = 32, 64  # int64 columns kept beside the rows (TokenColumns)
 # tok(...) keys the C columns give, in transformers' order, with their flag
 ARRAY_KEYS = (("input_ids", 0), ("token_type_ids", WANT_TYPES),
               ("attention_mask", WANT_ATTENTION), ("special_tokens_mask", WANT_SPECIAL),
               ("offset_mapping", WANT_OFFSETS))
-# the order of finish_columns' columns, by flag
+# the order of encode_finished's columns, by flag
 _COLUMN_ORDER = (0, WANT_TYPES, WANT_SPECIAL, WANT_ATTENTION, WANT_OFFSETS)
 # the memory of tok(...)'s big columns, reused once the previous arrays are dropped
 _ARRAYS = ArrayPool()
@@ -138,7 +138,7 @@ class BatchFinisher:
 
     def _native(self, items: list, threads: int, want: int, alloc=None,
                 words: bool = False, windows: bool = False):
-        """The C path's output for ``want`` (``finish_columns``), or None: not taken.
+        """The C path's output for ``want`` (``encode_finished``), or None: not taken.
 
         ``words``: the items are ``(words, pair_words or None)`` (``is_split_into_words``).
         ``windows``: truncation's overflowing windows are asked for (not done in C: the

@@ -251,22 +251,16 @@ class NativeWordEncoder(_Batching):
     def _encode_texts(self, texts, offsets: bool, arrays: bool, threads: int):
         return self._core.encode_batch(texts, offsets, arrays, threads)
 
-    def encode_columns(self, texts: list[str], offsets: bool, num_threads: int | None) -> tuple:
-        """The batch as flat bytearrays: ``(ids, [offsets, word_ids,] row_splits)``.
-
-        ids and word ids int32, offsets int64 pairs, row splits int64 (``finish_columns``
-        takes them as they are).
-        """
-        return self._core.encode_batch(texts, offsets, True, _thread_count(num_threads))
-
     def encode_finished(self, texts: list[str], pair_rows, n_inputs: int, plans: tuple,
                         truncation: tuple | None, padding: tuple | None, want: int,
                         num_threads: int | None, alloc=None, groups=None):
-        """``finish_columns`` of the encoding of ``texts``, in one C call.
+        """Encode ``texts`` and finish them in one C call: id lists, or int64 columns.
 
-        The same answer as ``finish_columns(*encode_columns(...), ...)``, without the
-        columns between: unpadded id lists are built while other threads still encode,
-        and columns are copied and written on every thread. ``alloc(nbytes)``, when
+        The texts are encoded, then truncated, given special tokens by the ``plans`` and
+        padded (``core/wp_finish.c``) without columns between: unpadded id lists are
+        built while other threads still encode, and columns are copied and written on
+        every thread. Returns the index of the first input truncation refuses (an int:
+        the reference path raises its error). ``alloc(nbytes)``, when
         given, makes each int64 column: a writable buffer of at least ``nbytes`` bytes
         with any contents (``encoding.array_pool`` reuses memory), every value of which
         the C code writes. ``groups`` (int64 bytes, sequence boundaries over ``texts``):
@@ -313,19 +307,6 @@ def unzip_items(items: list) -> tuple[list[str], bytearray | None] | None:
     or the extension is not built.
     """
     return None if _core is None else _core.unzip(items)
-
-
-def finish_columns(ids, offsets, row_splits, pair_rows, n_inputs: int, plans: tuple,
-                   truncation: tuple | None, padding: tuple | None, want: int):
-    """Truncate, add special tokens and pad a batch's flat columns in C (``wp_finish.c``).
-
-    ``plans``: the pieces around one sequence and around a pair (``batches.probe_plans``).
-    Returns the id lists, or int64 bytearrays ``(ids, type_ids, special_tokens_mask,
-    attention_mask, offsets, row_splits)`` (None where not wanted), or the index of the
-    first input truncation refuses (an int: the reference path raises its error).
-    """
-    return _core.finish(ids, offsets, row_splits, pair_rows, n_inputs, plans[0], plans[1],
-                        truncation, padding, want)
 
 
 def texts_with_chars(texts: list[str], chars: str, num_threads: int | None = 1
@@ -377,6 +358,6 @@ def _arrays_from_lists(results: list[tuple]) -> tuple:
     return ids, offsets, word_ids, row_splits
 
 
-__all__ = ["backend", "explain_backend", "make_word_encoder", "unzip_items", "finish_columns",
+__all__ = ["backend", "explain_backend", "make_word_encoder", "unzip_items",
            "texts_with_chars", "NativeWordEncoder", "PythonWordEncoder", "IdsArrays",
            "EncodingArrays"]

@@ -3,8 +3,7 @@
  * Encoder.encode_finish encodes a batch (wp_pipeline.c) and finishes it without
  * columns between: unpadded id lists are built chunk by chunk while other threads still
  * encode; columns (and padded lists) are laid out in one pass, then every thread writes
- * the finished rows of a range of inputs (core/wp_finish.c). _core.finish
- * (wp_finish_glue.c) finishes columns it is given the same way.
+ * the finished rows of a range of inputs (core/wp_finish.c).
  * Not handled here: reading the plans and options (wp_finish_glue.c).
  */
 #include "wp_finish_glue.h"
@@ -212,10 +211,12 @@ static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
                          sequences, splits);
 }
 
-/* The layout of sequences s, then their columns (or lists), or a refused input's index. */
-PyObject *wp_layout_and_finish(const wp_sequences *s, const plan_store *single,
-                                   const plan_store *pair, const wp_truncation *t,
-                                   const wp_padding *p, int want, int threads, PyObject *alloc)
+/* The layout of sequences s, then their columns (or lists), or a refused input's index;
+ * alloc makes the int64 columns (zeros), or None: bytearrays. */
+static PyObject *wp_layout_and_finish(const wp_sequences *s, const plan_store *single,
+                                      const plan_store *pair, const wp_truncation *t,
+                                      const wp_padding *p, int want, int threads,
+                                      PyObject *alloc)
 {
     size_t size = ((size_t)s->n_inputs + 1) * 8;
     wp_layout l = {PyMem_Malloc(size), PyMem_Malloc(size), PyMem_Malloc(size), 0};
@@ -492,7 +493,7 @@ static int read_opts(PyObject *const objs[4], int want, finish_opts *o)
 }
 
 /* Encoder.encode_finish(texts, pair_rows, n_inputs, single, pair, truncation, padding,
- * want, threads[, alloc[, groups]]): _core.finish over the encoding of texts, without the
+ * want, threads[, alloc[, groups]]): the encoding of texts finished, without the
  * columns between; with groups, each sequence is a run of texts (see finish_opts). */
 PyObject *wp_encode_finish(EncoderObject *self, PyObject *args)
 {

@@ -1,10 +1,9 @@
-/* Python glue of core/wp_finish.c: _core.unzip(items) and _core.finish(...), and the
- * reading of plans and options wp_finish_batch.c shares.
+/* Python glue of core/wp_finish.c: _core.unzip(items), and the reading of plans and
+ * options wp_finish_batch.c (Encoder.encode_finish) uses.
  *
- * Both do a batch's per-item work in C so that the Python layer does a constant amount
- * of work per batch. Neither raises the library's own input errors: unzip answers None
- * for an item it does not take and finish answers the index of an input truncation
- * refuses, and the caller lets the Python reference raise its error for it.
+ * unzip does a batch's per-item splitting in C so that the Python layer does a constant
+ * amount of work per batch. It raises none of the library's own input errors: it answers
+ * None for an item it does not take, and the caller lets the Python reference raise.
  */
 #include "wp_finish_glue.h"
 
@@ -136,85 +135,3 @@ int wp_column_view(PyObject *obj, Py_buffer *view, Py_ssize_t width, Py_ssize_t 
     }
     return 0;
 }
-
-/* Ids are small ints repeated endlessly: one shared int per id below WP_ID_CACHE, made
- * on first use and kept, spares an allocation (and a free) per token of every list. */
-typedef struct {
-    Py_buffer ids, offsets, splits, rows;
-    int have_offsets, have_rows;
-} views;
-
-static void release(views *v)
-{
-    PyBuffer_Release(&v->ids);
-    PyBuffer_Release(&v->splits);
-    if (v->have_offsets)
-        PyBuffer_Release(&v->offsets);
-    if (v->have_rows)
-        PyBuffer_Release(&v->rows);
-}
-
-static int read_views(PyObject *ids, PyObject *offsets, PyObject *splits, PyObject *rows,
-                      Py_ssize_t n_inputs, views *v, wp_sequences *s)
-{
-    memset(v, 0, sizeof *v);
-    if (wp_column_view(splits, &v->splits, 8, n_inputs + 1, "row_splits") < 0)
-        return -1;
-    if (wp_column_view(ids, &v->ids, 4, -1, "ids") < 0) {
-        PyBuffer_Release(&v->splits);
-        return -1;
-    }
-    Py_ssize_t n_rows = v->splits.len / 8 - 1, n_tokens = v->ids.len / 4;
-    const int64_t *sp = v->splits.buf;
-    int ok = sp[0] == 0 && sp[n_rows] <= n_tokens;
-    for (Py_ssize_t r = 0; ok && r < n_rows; r++)
-        ok = sp[r] <= sp[r + 1];
-    v->have_offsets = offsets != Py_None && ok
-                      && wp_column_view(offsets, &v->offsets, 16, n_tokens, "offsets") == 0;
-    v->have_rows = rows != Py_None && ok && (offsets == Py_None || v->have_offsets)
-                   && wp_column_view(rows, &v->rows, 8, n_inputs, "pair_rows") == 0;
-    if (!ok || (offsets != Py_None && !v->have_offsets) || (rows != Py_None && !v->have_rows)) {
-        if (!ok)
-            PyErr_SetString(PyExc_ValueError, "row_splits do not split the ids column");
-        release(v);
-        return -1;
-    }
-    const int64_t *pr = v->have_rows ? v->rows.buf : NULL;
-    for (Py_ssize_t i = 0; pr && i < n_inputs; i++) {
-        if (pr[i] < -1 || pr[i] >= n_rows) {
-            PyErr_Format(PyExc_ValueError, "pair_rows[%zd] = %lld is not a row", i,
-                         (long long)pr[i]);
-            release(v);
-            return -1;
-        }
-    }
-    *s = (wp_sequences){v->ids.buf, v->have_offsets ? v->offsets.buf : NULL, sp, pr, n_inputs};
-    return 0;
-}
-
-/* A new column of n int64: a bytearray, or alloc(nbytes) (a writable buffer of zeros:
- * numpy.zeros gets fresh pages the kernel zeroes, and padding then costs no writes). */
-PyObject *wp_finish(PyObject *module, PyObject *args)
-{
-    (void)module;
-    PyObject *ids, *offsets, *splits, *rows, *single_obj, *pair_obj, *trunc_obj, *pad_obj;
-    Py_ssize_t n_inputs;
-    int want;
-    if (!PyArg_ParseTuple(args, "OOOOnOOOOi", &ids, &offsets, &splits, &rows, &n_inputs,
-                          &single_obj, &pair_obj, &trunc_obj, &pad_obj, &want))
-        return NULL;
-    plan_store single, pair;
-    wp_truncation t;
-    wp_padding p;
-    if (n_inputs < 0 || wp_read_plan(single_obj, &single) < 0 || wp_read_plan(pair_obj, &pair) < 0
-        || wp_read_truncation(trunc_obj, &t) < 0 || wp_read_padding(pad_obj, &p) < 0)
-        return n_inputs < 0 ? PyErr_Format(PyExc_ValueError, "n_inputs < 0") : NULL;
-    views v;
-    wp_sequences s;
-    if (read_views(ids, offsets, splits, rows, n_inputs, &v, &s) < 0)
-        return NULL;
-    PyObject *out = wp_layout_and_finish(&s, &single, &pair, &t, &p, want, 1, Py_None);
-    release(&v);
-    return out;
-}
-

@@ -1,4 +1,4 @@
-/* Shared by wp_finish_glue.c (reading plans and options, _core.finish) and
+/* Shared by wp_finish_glue.c (reading plans and options) and
  * wp_finish_batch.c (finishing a batch into lists or columns). */
 #ifndef WP_FINISH_GLUE_H
 #define WP_FINISH_GLUE_H
@@ -23,10 +23,5 @@ int wp_read_padding(PyObject *obj, wp_padding *p);
 /* A read-only view of a bytes-like column, checked to hold `count` items of `width`. */
 int wp_column_view(PyObject *obj, Py_buffer *view, Py_ssize_t width, Py_ssize_t count,
                    const char *name);
-/* The layout of sequences s, then their columns (or lists), or a refused input's index;
- * alloc makes the int64 columns (zeros), or None: bytearrays. */
-PyObject *wp_layout_and_finish(const wp_sequences *s, const plan_store *single,
-                               const plan_store *pair, const wp_truncation *t,
-                               const wp_padding *p, int want, int threads, PyObject *alloc);
 
 #endif

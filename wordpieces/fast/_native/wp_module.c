@@ -223,7 +223,8 @@ static PyMethodDef Encoder_methods[] = {
      "bytearrays (ids int32, [offsets int64 pairs, word_ids int32,] row_splits int64)"},
     {"encode_finish", (PyCFunction)wp_encode_finish, METH_VARARGS,
      "encode_finish(texts, pair_rows, n_inputs, single, pair, truncation, padding, want,\n"
-     "              threads) -> _core.finish(...) of the texts' encoding"},
+     "              threads) -> the texts' encoding finished: id lists, int64 columns, or the index\n"
+     "of an input truncation refuses"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Encoder_getset[] = {
@@ -259,9 +260,6 @@ static PyMethodDef core_functions[] = {
      "texts_with_chars(texts, chars) -> indices of the texts holding one of chars, or None"},
     {"unzip", wp_unzip, METH_O,
      "unzip(items) -> (first texts + pair texts, pair_rows int64 or None), or None"},
-    {"finish", wp_finish, METH_VARARGS,
-     "finish(ids, offsets, row_splits, pair_rows, n, single, pair, truncation, padding,\n"
-     "       want) -> id lists, int64 columns, or the index of a refused input"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {

@@ -100,9 +100,8 @@ PyObject *wp_row_list(int kind, PyObject *column, Py_ssize_t start, Py_ssize_t s
 extern PyTypeObject WpRowType;
 PyObject *wp_rows(PyObject *module, PyObject *args);
 
-/* wp_finish_glue.c: a batch's items split, and its sequences finished, in C */
+/* wp_finish_glue.c: a batch's items split in C */
 PyObject *wp_unzip(PyObject *module, PyObject *items);
-PyObject *wp_finish(PyObject *module, PyObject *args);
 PyObject *wp_encode_finish(EncoderObject *self, PyObject *args);
 PyObject *wp_texts_with_chars(PyObject *module, PyObject *args);
 
