@@ -25,11 +25,13 @@ from collections.abc import Iterable
 
 from .encode.call import CallDefaults, call_tokenizer
 from .encode.engine import EncodeSettings, Pipeline, run
+from .encode.plans import plans_of
 from .encode.sequences import SequenceEncoder
 from .encoding.batch_encoding import BatchEncoding
 from .encoding.encoding import Encoding
 from .encoding.padding import PaddingParams, TruncationParams
 from .errors import TokenizeError, VocabError, check_batch
+from .fast.backend import explain_backend
 from .flavors.rules import FLAVORS, get_flavor
 from .formats.tokenizer_json import (
     TokenizerParts,
@@ -524,6 +526,27 @@ class Tokenizer(TransformersMixin):
         items = texts if isinstance(texts, list) else list(check_batch(texts))
         return run(self.pipeline, items, self._settings(add_special_tokens, num_threads),
                    "ids")
+
+    def explain_backend(self) -> str:
+        """Say which path this tokenizer's encode calls take, and what keeps them off C.
+
+        ``"native"``; ``"python (fused): <why>"`` (the extension is missing, or
+        ``WORDPIECES_BACKEND=python``); ``"python: <stage>: <reason>"``: the stage whose
+        form the C code cannot run (``fast.backend.explain_backend``), or a
+        post-processor without a plan the C finisher can run.
+
+        >>> from wordpieces.pipeline.pre_tokenizers import Metaspace
+        >>> tok = Tokenizer.from_vocab(["[UNK]", "[CLS]", "[SEP]", "a"])
+        >>> tok.pre_tokenizer = Metaspace()
+        >>> tok.explain_backend()
+        'python: pre_tokenizer Metaspace: edits the text (writes its replacement for spaces)'
+        """
+        why = explain_backend(self)
+        processor = self.post_processor
+        if why == "native" and plans_of(processor, True) is None:
+            return (f"python: post_processor {type(processor).__name__}: no plan the C "
+                    f"finisher can run (it has no plan(), or one C cannot hold)")
+        return why
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of ``text``, without special tokens, truncation or padding."""

@@ -48,6 +48,9 @@ FORMS = {
                                      is_split_into_words=True, padding=True),
     "one-text": lambda tok, x: tok(x[0], truncation=True, max_length=128),
     "one-text-np": lambda tok, x: tok(x[0], return_tensors="np"),
+    "ids-only": lambda tok, x: tok(x, return_attention_mask=False, return_token_type_ids=False),
+    "one-text-ids-only": lambda tok, x: tok(x[0], return_attention_mask=False,
+                                            return_token_type_ids=False),
 }
 
 

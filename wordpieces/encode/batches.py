@@ -1,18 +1,19 @@
-"""Finish whole batches at once: ids lists and model-input arrays without per-text Python.
+"""Finish whole batches at once: id lists, lists of rows and arrays without per-text Python.
 
-``BatchFinisher`` runs ``Tokenizer.encode_batch_ids`` and the array form of ``tok(...)``.
-On the native backend a batch takes a constant number of Python steps: the C code splits
-the items into texts and pairs, encodes them into flat columns, then truncates, adds
-special tokens and pads every row (``fast/_native/core/wp_finish.c``, the port of
-``encoding.finishing.Finisher``). What the post-processor adds is learnt once per batch
-by running it on probe sequences (``probe_plans``): any post-processor that puts fixed
-tokens around each sequence is done in C; any other, and the pure-Python backend, take
-the reference path: ``Finisher`` per text. Whatever the C code refuses (a bad item, a
-truncation that cannot fit) is left to the reference path, which raises its own error.
+``BatchFinisher`` runs the engine's ``"ids"``, ``"lists"`` and ``"arrays"`` forms
+(``engine.run``). On the native backend a batch takes a constant number of Python steps:
+the C code splits the items into texts and pairs, encodes them into flat columns, then
+truncates, adds special tokens and pads every row (``fast/_native/core/wp_finish.c``, the
+port of ``finishing.Finisher``). What the post-processor adds is its plan (``plans_of``,
+from the processor's own ``plan``); a processor without one, or whose plan C cannot hold
+or run (offsets it trims), and the pure-Python backend take the reference path:
+``Finisher`` per text. Whatever the C code refuses (a bad item, a truncation that cannot
+fit) is left to the reference path, which raises its own error. ``one_text_call`` is the
+same C call for one text, its checks done once.
 
 Not handled here: truncation windows (``return_overflowing_tokens`` with truncation:
-the reference path), full ``Encoding`` objects (``Tokenizer.encode_batch_with``), texts
-holding a literal added token (the reference path, through ``sequences``).
+the reference path), full ``Encoding`` objects (``encodings``), texts holding a literal
+added token (the reference path, through ``sequences``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from ..encoding.padding import (
 from ..errors import check_thread_count, native_fallback, require
 from ..fast.backend import NativeWordEncoder, unzip_items
 from .finishing import Finisher, pad_batch_ids
-from .plans import MAX_SPECIAL_IDS, plans_of
+from .plans import MAX_SPECIAL_IDS, plans_of, trims_offsets
 from .sequences import SequenceEncoder
 
 # encode_finished's ``want`` flags (wp_finish_glue.h)
@@ -170,9 +171,12 @@ class BatchFinisher:
                                                                 pair_rows is None)
         if held_back:  # id lists: padded below once their longest is known and checked
             padding = None
-        plans = plans_of(self.finisher.post_processor, self.finisher.add_special_tokens)
+        processor, add = self.finisher.post_processor, self.finisher.add_special_tokens
+        plans = plans_of(processor, add)
         if plans is None:
-            return self._python("a post-processor that is not fixed tokens around each text")
+            return self._python("a post-processor without a plan C can run")
+        if want & WANT_OFFSETS and trims_offsets(processor, add):
+            return self._python("offsets of a post-processor that trims them (trim_offsets)")
         if self.seq.needs_added_matching(texts, threads):
             return self._python("texts holding a literal added token")
         out = encoder.encode_finished(texts, pair_rows, len(items), plans,
@@ -237,7 +241,8 @@ def one_text_call(seq: SequenceEncoder, post_processor, add_special_tokens: bool
     if type(encoder) is not NativeWordEncoder or (seq.match and seq.matched.has_normalized):
         return None
     plans = plans_of(post_processor, add_special_tokens)
-    if plans is None:
+    if plans is None or (want & WANT_OFFSETS and trims_offsets(post_processor,
+                                                               add_special_tokens)):
         return None
     single, pair = plans
     finish = encoder.finish_call()
@@ -252,8 +257,13 @@ def one_text_call(seq: SequenceEncoder, post_processor, add_special_tokens: bool
     return call
 
 
-def lists_finished(out: tuple, keys: AbstractSet[str]) -> Finished:
-    """``encode_finished``'s lists output (``WANT_LISTS``) as ``Finished``."""
+def lists_finished(out: tuple | list, keys: AbstractSet[str]) -> Finished:
+    """``encode_finished``'s lists output (``WANT_LISTS``) as ``Finished``.
+
+    Ids alone, unpadded (``want`` is ``WANT_LISTS``), come as the bare id lists.
+    """
+    if type(out) is list:
+        return Finished({"input_ids": out}, None, None, None)
     lists, word_column, sequence_column, splits = out
     by_flag = dict(zip(_COLUMN_ORDER, lists, strict=True))
     return Finished({key: by_flag[flag] for key, flag in ARRAY_KEYS if key in keys},
@@ -270,7 +280,7 @@ class Finished(NamedTuple):
     (int64 bytes) and the word and sequence id columns (int64 bytes, or None: not asked)."""
 
     data: dict
-    splits: bytes
+    splits: bytes | None
     words: bytes | None
     sequences: bytes | None
 

@@ -35,6 +35,13 @@ def processor_plan(processor, add_special_tokens: bool) -> ProcessorPlan | None:
     return plan(add_special_tokens) if callable(plan) else None
 
 
+def trims_offsets(processor, add_special_tokens: bool) -> bool:
+    """Whether ``processor`` also moves tokens' offsets (RobertaProcessing's
+    ``trim_offsets``): the C plans do not, so offsets then take the Python path."""
+    plan = processor_plan(processor, add_special_tokens)
+    return plan is not None and plan.trims_offsets
+
+
 def plans_of(processor, add_special_tokens: bool) -> tuple[tuple, tuple] | None:
     """The C plans of ``processor`` (one sequence, a pair), or None: the Python path.
 

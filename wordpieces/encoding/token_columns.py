@@ -19,19 +19,22 @@ class TokenColumns:
     """Per-token facts of a finished batch: its id rows and optional word/sequence columns.
 
     ``splits`` (int64 bytes, rows + 1) bound each row in ``words`` and ``sequences``
-    (int64 bytes, or None: not written).
+    (int64 bytes, or None: not written); None when neither is.
     """
 
     def __init__(self, id_rows: Sequence, id_to_token: Callable[[int], str | None],
-                 splits: bytes, words: bytes | None = None, sequences: bytes | None = None):
+                 splits: bytes | None, words: bytes | None = None,
+                 sequences: bytes | None = None):
+        if splits is None and (words is not None or sequences is not None):
+            raise ValueError("word or sequence columns need the row splits")
         self._id_rows = id_rows
         self._id_to_token = id_to_token
-        self._splits = memoryview(splits).cast("q")
+        self._splits = memoryview(splits or bytes(8)).cast("q")
         self._words = None if words is None else memoryview(words).cast("q")
         self._sequences = None if sequences is None else memoryview(sequences).cast("q")
 
     def __len__(self) -> int:
-        return len(self._splits) - 1
+        return len(self._id_rows)
 
     @property
     def has_words(self) -> bool:

@@ -53,3 +53,26 @@ def test_a_plan_must_hold_each_sequence_once():
     """A hand-made plan missing a sequence is refused by name."""
     with pytest.raises(ValueError, match="pair pieces must hold"):
         ProcessorPlan((PlanPiece(0),), (PlanPiece(0),))
+
+
+def test_offsets_a_processor_trims_take_the_python_path():
+    """RobertaProcessing(trim_offsets=True): C runs its ids, never its offsets."""
+    from wordpieces.encode.batches import BatchFinisher
+    from wordpieces.encode.plans import trims_offsets
+    from wordpieces.pipeline.extra_processors import RobertaProcessing
+    from wordpieces.tokenizer import Tokenizer
+
+    tok = Tokenizer.from_vocab(["[UNK]", "[CLS]", "[SEP]", "a", "b"])
+    roberta = RobertaProcessing(("[SEP]", 2), ("[CLS]", 1), trim_offsets=True)
+    assert trims_offsets(roberta, True)
+    assert not trims_offsets(RobertaProcessing(("[SEP]", 2), ("[CLS]", 1),
+                                               trim_offsets=False), True)
+    finisher = BatchFinisher(tok.pipeline.sequences, roberta, True, None, None)
+    if finisher.lists(["a b"], {"input_ids"}, 1) is None:
+        pytest.skip("needs the native extension")
+    assert finisher.lists(["a b"], {"input_ids", "offset_mapping"}, 1) is None
+    assert "trim_offsets" in finisher.python_reason
+    tok.post_processor = roberta
+    expected = [e.offsets for e in tok.encode_batch(["a b", "b"])]
+    assert tok(["a b", "b"], return_offsets_mapping=True)["offset_mapping"] == expected
+    assert tok("a b", return_offsets_mapping=True)["offset_mapping"] == expected[0]
