@@ -5,13 +5,15 @@ after the other (``pre_tokenizer.split(normalizer.normalize(text))`` then the mo
 each word), but for a *fused* pipeline it never builds the normalized text. A pipeline is
 fused when its normalizer is a function of each character and its pre-tokenizer a
 matter of character classes (``pipeline.char_forms``: BERT's pair, and HF's charwise
-normalizers and class pre-tokenizers, alone or in sequences): each *original* character
-then has a class (space, isolated, one of the pre-tokenizer's run classes, "glue" for a
-deleted one, or "complex"), the text is translated into a string of class letters and
-split by one regex at C speed. Each original word then maps, through a bounded cache,
-straight to its ids and offsets. Texts holding a "complex" character (one that expands
-into several classes, or that the normalizer treats with its neighbours) take the
-general path, as do pipelines that are not fused (``why_general`` says why).
+normalizers and class pre-tokenizers, alone or in sequences, with the edit stages that
+read as characters: ``Strip``, a guarded multi-character ``Replace``): each *original*
+character then has a class (space, isolated, one of the pre-tokenizer's run classes,
+"glue" for a deleted one, or "complex"), the text is translated into a string of class
+letters and split by one regex at C speed. Each original word then maps, through a
+bounded cache, straight to its ids and offsets. Texts holding a "complex" character (one
+that expands into several classes, that the normalizer treats with its neighbours, or a
+``Replace`` guard) take the general path, as do pipelines that are not fused
+(``why_general`` says why).
 
 Not handled here: special tokens, pairs, padding (``tokenizer``, ``processors``).
 """
@@ -69,12 +71,13 @@ class WordEncoder:
     """
 
     def __init__(self, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None,
-                 model: Model):
+                 model: Model, *, prefix: bool = False):
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.model = model
         self._cache: dict[str, Pieces] = {}
-        forms = fast_forms(normalizer, pre_tokenizer)
+        forms = fast_forms(normalizer, pre_tokenizer, prefix=prefix)
+        self.prefix = ""  # a Prepend's text, written before each non-empty text
         self.fused = not isinstance(forms, str)
         self.why_general = forms if isinstance(forms, str) else ""
         if not isinstance(forms, str):
@@ -99,6 +102,16 @@ class WordEncoder:
                 "".join(self._classes[c] for c in range(0x21, 0x7F) if chr(c).isalnum())
             ) else None
             self._split: Callable[[str], Pieces] = model.split
+            self.prefix = getattr(self._charwise, "prefix", "")
+            # a word's own normalization (a Prepend's prefix is the text's, not a word's)
+            self._normalize_word = getattr(self._charwise, "word_normalizer",
+                                           self._charwise).normalize
+            if any(self._classes[ord(ch)] == COMPLEX for ch in self.prefix):
+                self.fused, self.prefix = False, ""
+                self.why_general = ("normalizer Prepend: the prefix needs the general path "
+                                    "(a context character)")
+            if self.prefix:
+                self._kept = CharClasses(lambda ch: "k" if self._charwise.mapped(ch) else "")
 
     # ------------------------------------------------------------ public
 
@@ -119,6 +132,11 @@ class WordEncoder:
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
         """Return ids, offsets into ``text`` and the index of the word of each token."""
+        if self.prefix and text:
+            return self._prefixed(text)
+        return self._encode_plain(text)
+
+    def _encode_plain(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
         if not self._chunkable(text):
             return _collect(self._words(text))
         parts = text.split()
@@ -133,6 +151,8 @@ class WordEncoder:
 
         What ``lazy_encoding.LazyEncoding`` holds; the ids are what every caller reads.
         """
+        if self.prefix and text:
+            return ListTokens(*self._prefixed(text))
         if not self.fused or self._false_spaces.search(text):  # not _chunkable
             return ListTokens(*_collect(self._words(text)))
         return ChunkTokens(self, text, self._chunk_ids(text))
@@ -144,9 +164,43 @@ class WordEncoder:
 
     def encode_ids(self, text: str) -> list[int]:
         """Return only the ids (no offsets are built)."""
+        if self.prefix and text:
+            if not self._prefix_applies(text):
+                return [id_ for _, pieces in self._words(text) for id_, _, _ in pieces]
+            text = self.prefix + text
         if not self._chunkable(text):
             return [id_ for _, pieces in self._words(text) for id_, _, _ in pieces]
         return self._chunk_ids(text)
+
+    def _prefixed(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+        """Encode ``prefix + text``, the prefix's offsets moved to its anchor.
+
+        The anchor is the first character the normalizer keeps (``char_forms._prefix_of``:
+        HF aligns the prefix to the first character of the text at its stage); a text
+        it keeps nothing of gets no prefix. A text needing the general path takes it
+        whole (the real normalizer prepends).
+        """
+        if not self._prefix_applies(text):
+            return _collect(self._words(text))
+        anchor = self._anchor(text)
+        k = len(self.prefix)
+        ids, offsets, word_ids = self._encode_plain(self.prefix + text)
+        moved = [(s - k if s >= k else anchor, e - k if e > k else anchor + 1)
+                 for s, e in offsets]
+        return ids, moved, word_ids
+
+    def _prefix_applies(self, text: str) -> bool:
+        """Whether the fast path writes the prefix: ``text`` keeps a character and needs
+        no general path (which runs the real normalizer, Prepend and all)."""
+        return self._anchor(text) < len(text) and COMPLEX not in text.translate(self._classes)
+
+    def _anchor(self, text: str) -> int:
+        """The index of the first character of ``text`` the normalizer keeps."""
+        kept = self._kept
+        for i, ch in enumerate(text):
+            if kept[ord(ch)]:
+                return i
+        return len(text)
 
     def _chunk_ids(self, text: str) -> list[int]:
         ids: list[int] = []
@@ -273,7 +327,7 @@ class WordEncoder:
         elif not word.translate(self._reshaped):  # each character gives one: same offsets
             pieces = self._split(normalized)
         else:
-            ns = self._charwise.normalize(word)
+            ns = self._normalize_word(word)
             shift, end = self._inner_span(ns.normalized)
             pieces = tuple((i, *ns.span(shift + s, shift + e))
                            for i, s, e in self._split(ns.normalized[shift:end]))
@@ -357,7 +411,7 @@ def _word_pattern(runs: str) -> re.Pattern:
     return re.compile("|".join([ISOLATE, *(f"{r}(?:{GLUE}*{r})*" for r in runs)]))
 
 
-def fast_forms(normalizer, pre_tokenizer
+def fast_forms(normalizer, pre_tokenizer, *, prefix: bool = False
                ) -> tuple[CharwiseNormalizer, CharClassPreTokenizer] | str:
     """The pipeline read through the fast path's contracts, or why it cannot be.
 
@@ -369,7 +423,7 @@ def fast_forms(normalizer, pre_tokenizer
     pre = char_class_form(pre_tokenizer)
     if isinstance(pre, str):
         return pre
-    charwise = charwise_form(normalizer, pre.classes)  # its edit stages need the classes
+    charwise = charwise_form(normalizer, pre.classes, prefix=prefix)  # edits need classes
     if isinstance(charwise, str):
         return charwise
     if (type(normalizer) is BertNormalizer and type(pre_tokenizer) is BertPreTokenizer

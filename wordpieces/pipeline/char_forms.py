@@ -52,7 +52,7 @@ from ..flavors.tables import hf_ccc, hf_is_punctuation
 from . import normalizers as norms
 from . import pre_tokenizers as pres
 from .char_tables import decompose, is_numeric, is_white_space
-from .edit_normalizers import Replace, Strip
+from .edit_normalizers import Prepend, Replace, Strip
 from .normalizers import CharwiseNormalizer, NormalizedString
 from .pre_tokenizers import ISOLATE, SPACE, WORD, CharClasses, CharClassPreTokenizer
 
@@ -69,13 +69,15 @@ Stage = tuple[Callable[[str], str], Callable[[str], bool]]  # (map one char, is 
 # ---------------------------------------------------------------- normalizers
 
 
-def charwise_form(normalizer, space_classes: Mapping[int, str] | None = None
-                  ) -> CharwiseNormalizer | str:
+def charwise_form(normalizer, space_classes: Mapping[int, str] | None = None, *,
+                  prefix: bool = False) -> CharwiseNormalizer | str:
     """``normalizer`` read as a ``CharwiseNormalizer``, or why it cannot be (a string).
 
     ``space_classes``: the pre-tokenizer's classes of normalized characters; without
     them the edit stages (``Strip``, multi-character ``Replace``) are refused, since
     whether they read as characters depends on what the pre-tokenizer drops.
+    ``prefix``: read a ``Prepend`` as the form's ``prefix`` (``_prefix_of``), for a
+    fast path that writes it before each text.
 
     >>> charwise_form(norms.Sequence([norms.NFD(), norms.StripAccents()])).mapped("é")
     'e'
@@ -89,8 +91,14 @@ def charwise_form(normalizer, space_classes: Mapping[int, str] | None = None
     if isinstance(stages, str):
         return stages
     plain: list[Stage] = []
+    text_prefix = ""
     for k, stage in enumerate(stages):
-        if isinstance(stage, _Edit):
+        if isinstance(stage, _Edit) and type(stage.normalizer) is Prepend:
+            made_prefix = _prefix_of(normalizer, stage.normalizer, plain, prefix)
+            if not isinstance(made_prefix, tuple):
+                return made_prefix
+            text_prefix = made_prefix[0]
+        elif isinstance(stage, _Edit):
             after = [s for s in stages[k + 1:] if not isinstance(s, _Edit)]
             made = _edit_stage(stage.normalizer, plain, after, space_classes)
             if isinstance(made, str):
@@ -98,7 +106,62 @@ def charwise_form(normalizer, space_classes: Mapping[int, str] | None = None
             plain += made
         else:
             plain.append(stage)
-    return ComposedCharwise(normalizer, plain)
+    form = ComposedCharwise(normalizer, plain)
+    if text_prefix:
+        form.prefix = text_prefix
+        form.word_normalizer = _without_prepend(normalizer)
+    return form
+
+
+def _without_prepend(normalizer):
+    """``normalizer`` without its ``Prepend``: what one word of a text goes through."""
+    members = [m for m in _members(normalizer) if type(m) is not Prepend]
+    return norms.Sequence(members)
+
+
+# Stages that never delete a character: after a Prepend, they keep its anchor (below).
+_KEEPING = (norms.Lowercase, norms.NFD, norms.NFKD, norms.NFC, norms.NFKC)
+
+
+def _prefix_of(normalizer, stage, before: list[Stage], wanted: bool) -> tuple[str] | str:
+    """``(prefix,)``: what a ``Prepend`` writes before each text, or why it cannot be read.
+
+    The fast paths write the prefix's characters before the text's and read them
+    through the same per-character facts, all at the *anchor*: the first original
+    character the normalizer keeps (HF aligns the prefix to the first character of the
+    text at its stage). That holds when the stages before it leave the prefix's
+    characters as they are and delete nothing Prepend would see first (no ``Strip``),
+    and no stage after it deletes a character (so the first character it saw is the
+    first one kept); an empty text gets no prefix.
+    """
+    why = "normalizer Prepend: adds text at the start, not a function of one character"
+    if not wanted:
+        return why
+    members = _members(normalizer)
+    at = next(i for i, m in enumerate(members) if m is stage)
+    if any(type(m) is Prepend for m in members[at + 1:]):
+        return "normalizer Prepend: more than one"
+    if any(type(m) is Strip for m in members[:at]):
+        return "normalizer Prepend: after a Strip (its anchor moves with the whitespace)"
+    for m in members[at + 1:]:
+        keeps = type(m) in _KEEPING or (type(m) is Replace and m.content)
+        if not keeps:
+            return (f"normalizer Prepend: followed by {type(m).__name__}, which may delete "
+                    "the character the prefix is aligned to")
+    prior = ComposedCharwise(None, before)
+    text = stage.prepend
+    if not text or any(ch.isspace() or is_white_space(ch) or prior.facts(ch) != (ch, False)
+                       for ch in text):
+        return (f"normalizer Prepend({text!r}): the prefix is empty, holds a space, or is "
+                "changed by the stages before it")
+    return (text,)
+
+
+def _members(normalizer) -> list:
+    """The stages of a normalizer, nested ``Sequence``s flattened."""
+    if type(normalizer) is norms.Sequence:
+        return [m for member in normalizer.normalizers for m in _members(member)]
+    return [normalizer]
 
 
 class _Edit:
@@ -167,9 +230,7 @@ def _spaces() -> tuple[str, ...]:
     return tuple(ch for ch in map(chr, range(0x3001)) if ch.isspace() or is_white_space(ch))
 
 
-_NOT_CHARWISE = {
-    "Prepend": "adds text at the start",
-}
+_NOT_CHARWISE: dict[str, str] = {}
 
 
 def _stages(normalizer) -> list[Stage | _Edit] | str:
@@ -193,7 +254,7 @@ def _stages(normalizer) -> list[Stage | _Edit] | str:
     if kind in (norms.NFD, norms.NFKD, norms.NFC, norms.NFKC):
         return [(functools.lru_cache(maxsize=None)(normalizer.normalize_str),
                  functools.partial(_unicode_context, normalizer.form))]
-    if kind is Strip:
+    if kind in (Strip, Prepend):
         return [_Edit(normalizer)]
     if kind is Replace:
         if normalizer.matcher.is_regex or not normalizer.matcher.pattern:
@@ -254,6 +315,8 @@ class ComposedCharwise:
         self._stages = stages
         self._cache: dict[str, tuple[str, bool]] = {}
         self.context_chars = _ContextChars(self)
+        self.prefix = ""  # what a Prepend writes before each non-empty text (_prefix_of)
+        self.word_normalizer = self  # what one word goes through: no prefix
 
     def facts(self, ch: str) -> tuple[str, bool]:
         """``(mapped, is context)`` of one character, memoized."""

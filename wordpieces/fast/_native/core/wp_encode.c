@@ -301,6 +301,40 @@ WP_INLINE int encode_kind(state *st, int kind, const void *data, int64_t len)
     return flush_word(st);
 }
 
+/* Whether a table entry is a character the normalizer deletes (it has no bytes and
+ * joins its neighbours: a word character of no bytes). */
+WP_INLINE int is_deleted(const wp_charinfo *e)
+{
+    return e->cls == WP_WORD && e->nbytes == 0;
+}
+
+/* The edit step: the model's prefix written before the text, at its anchor (the first
+ * character the normalizer keeps); nothing for a text it keeps none of. */
+static int encode_prefix(state *st, int kind, const void *data, int64_t len)
+{
+    const wp_model *m = st->m;
+    int64_t anchor = 0;
+    for (; anchor < len; anchor++) {
+        uint32_t cp = code_point(kind, data, anchor);
+        const wp_charinfo *e = entry_of(m->table, cp);
+        if (!e || e->cls == WP_UNSET || e->cls == WP_COMPLEX)
+            return WP_NEED_PYTHON;
+        if (!is_deleted(e))
+            break;
+    }
+    if (anchor == len)
+        return WP_OK;
+    for (int32_t k = 0; k < m->n_prefix; k++) {
+        const wp_charinfo *e = entry_of(m->table, m->prefix[k]);
+        if (!e || e->cls == WP_UNSET || e->cls == WP_COMPLEX)
+            return WP_NEED_PYTHON;
+        int rc = encode_char(st, e, anchor);
+        if (rc != WP_OK)
+            return rc;
+    }
+    return WP_OK;
+}
+
 int wp_encode_text(const wp_model *m, int kind, const void *data, int64_t len,
                    int want_offsets, wp_scratch *s, wp_output *out)
 {
@@ -312,7 +346,10 @@ int wp_encode_text(const wp_model *m, int kind, const void *data, int64_t len,
     int rc;
     s->len = s->chars = 0;
     start_word(&st);
-    if (kind == 1)
+    rc = m->n_prefix ? encode_prefix(&st, kind, data, len) : WP_OK;
+    if (rc != WP_OK)
+        ; /* the prefix needs Python, or memory ran out */
+    else if (kind == 1)
         rc = encode_kind(&st, 1, data, len);
     else if (kind == 2)
         rc = encode_kind(&st, 2, data, len);

@@ -21,12 +21,19 @@
 
 enum { WP_OK = 0, WP_NEED_PYTHON = 1, WP_NOMEM = -1 };
 
+#define WP_MAX_PREFIX 16
+
 typedef struct {
     const wp_chartable *table;
     const wp_trie *trie;
     int32_t unk_id;
     int64_t max_chars; /* word limit in code points, or -1 */
     int64_t max_bytes; /* word limit in UTF-8 bytes (takes precedence), or -1 */
+    /* The edit step: code points written before every text the normalizer keeps a
+     * character of (a Prepend), read through the table as the text's are, each at the
+     * index of the first kept character (its anchor). None when n_prefix is 0. */
+    int32_t n_prefix;
+    uint32_t prefix[WP_MAX_PREFIX];
 } wp_model;
 
 typedef struct {
