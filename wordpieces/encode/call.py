@@ -201,10 +201,10 @@ def _word_items(text, text_pair) -> tuple[list, bool]:
     if text_pair is not None and (not isinstance(text_pair, list | tuple)
                                   or len(text_pair) != len(text)):
         raise ValueError("text_pair must be a list of word lists as long as text")
-    pairs = [None] * len(text) if text_pair is None else text_pair
-    return [(check_words(w, f"text[{i}]"),
-             None if p is None else check_words(p, f"text_pair[{i}]"))
-            for i, (w, p) in enumerate(zip(text, pairs, strict=True))], True
+    if text_pair is None:
+        return [(check_words(w, "text", i), None) for i, w in enumerate(text)], True
+    return [(check_words(w, "text", i), None if p is None else check_words(p, "text_pair", i))
+            for i, (w, p) in enumerate(zip(text, text_pair, strict=True))], True
 
 
 def _padding_params(defaults: CallDefaults, strategy, max_length, pad_to_multiple_of,

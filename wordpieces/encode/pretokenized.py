@@ -23,8 +23,22 @@ from .sequences import SequenceEncoder
 WordsItem = tuple[Sequence[str], "Sequence[str] | None"]  # (words, pair words or None)
 
 
-def check_words(words, what: str) -> list[str]:
-    """``words`` as a list of str; anything else is a ``TypeError`` naming the bad item."""
+_STR = frozenset({str})
+
+
+def check_words(words, what: str, index: int | None = None) -> list[str]:
+    """``words`` as a list of str; anything else is a ``TypeError`` naming the bad item.
+
+    ``what`` names ``words`` in the error (``what[index]`` when an index is given).
+
+    Lists and tuples of plain str are checked in one pass in C (``map(type, ...)``): a
+    batch of pre-split words holds as many words as a text holds tokens.
+    """
+    kind = type(words)
+    if (kind is list or kind is tuple) and _STR.issuperset(map(type, words)):
+        return list(words)
+    if index is not None:
+        what = f"{what}[{index}]"
     if isinstance(words, str) or not isinstance(words, Sequence):
         raise TypeError(f"{what} must be a list of words (str) with is_split_into_words=True, "
                         f"got {type(words).__name__}")
