@@ -57,6 +57,7 @@ from .normalizers import CharwiseNormalizer, NormalizedString
 from .pre_tokenizers import ISOLATE, SPACE, WORD, CharClasses, CharClassPreTokenizer
 
 MAX_CHAR_GROWTH = 64  # growth.py's factor: below it per character, no stage can pass the cap
+MAX_PREFIX = 16  # the longest Prepend the C table walk takes (wp_encode.h WP_MAX_PREFIX)
 
 # Run classes of the pre-tokenizers here; a Sequence names its combinations with capitals.
 SYMBOL, DIGIT, MATCH = "p", "d", "m"
@@ -150,6 +151,8 @@ def _prefix_of(normalizer, stage, before: list[Stage], wanted: bool) -> tuple[st
                     "the character the prefix is aligned to")
     prior = ComposedCharwise(None, before)
     text = stage.prepend
+    if len(text) > MAX_PREFIX:
+        return f"normalizer Prepend: a prefix of over {MAX_PREFIX} characters"
     if not text or any(ch.isspace() or is_white_space(ch) or prior.facts(ch) != (ch, False)
                        for ch in text):
         return (f"normalizer Prepend({text!r}): the prefix is empty, holds a space, or is "
