@@ -22,7 +22,6 @@ batches (``batches``), the transformers-style dict (``encoding.batch_encoding``)
 
 from __future__ import annotations
 
-import contextlib
 import gc
 from collections.abc import Iterable
 from itertools import repeat
@@ -35,14 +34,18 @@ from ..encoding.lazy_encoding import (
     PendingWindows,
     lazy_cut,
     lazy_pair,
+    use_fields,
 )
 from ..encoding.padding import PaddingParams, TruncationParams
 from ..errors import check_thread_count
-from ..fast.backend import unzip_items
+from ..fast.backend import ColumnTokens, unzip_items
 from ..pipeline.processor_plan import SPECIALS, PlanPiece, ProcessorPlan
 from .batches import unzip
 from .finishing import Finisher, pad, pad_batch
 from .sequences import SequenceEncoder
+
+if ColumnTokens is not None:  # the lazy lists' first reads in C (lazy_encoding.use_fields)
+    use_fields(ColumnTokens.lazy_field)
 
 
 def encode_many(seq: SequenceEncoder, post_processor, items: list, *, add_special_tokens: bool,
@@ -55,10 +58,19 @@ def encode_many(seq: SequenceEncoder, post_processor, items: list, *, add_specia
     """
     if padding is not None:  # before any row is padded (each may be, as it is finished)
         padding.check_rows(len(items))
-    with _collector_paused():
+    # The cyclic collector paused while the batch is built (inline, not a context manager:
+    # a one-text call pays for every Python call). A batch allocates a few objects per
+    # encoding, none in a cycle; left running, the collector re-scans them again and
+    # again and takes almost half of the time of encode_batch.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
         finisher = Finisher(post_processor, add_special_tokens, truncation, padding)
         out = _finished(seq, finisher, items, check_thread_count(num_threads))
         pad_batch(out, padding)
+    finally:
+        if was_enabled:
+            gc.enable()
     return out
 
 
@@ -114,7 +126,23 @@ def layouts(finisher: Finisher, id_tokens: list) -> tuple[Layout | None, PairLay
     plan = finisher.plan
     if plan is None or plan.trims_offsets:
         return None, None
-    return plan_layouts(plan, id_tokens)
+    key = (id(plan), id(id_tokens))
+    known = _KNOWN_LAYOUTS.get(key)
+    if known is not None and known[0] is plan and known[1] is id_tokens:
+        return known[2]
+    made = plan_layouts(plan, id_tokens)
+    if len(_KNOWN_LAYOUTS) >= _KNOWN_MAX:
+        _KNOWN_LAYOUTS.clear()
+    _KNOWN_LAYOUTS[key] = (plan, id_tokens, made)
+    return made
+
+
+# The layouts of the last plans seen, by identity (plan and id_tokens kept alive with
+# them, so an id is never reused while cached). Why: making them, and their frames on
+# first read, cost more than encoding one short text; plans are immutable, and a
+# processor whose options change gives a new plan.
+_KNOWN_LAYOUTS: dict[tuple[int, int], tuple] = {}
+_KNOWN_MAX = 16
 
 
 def plan_layouts(plan: ProcessorPlan, id_tokens: list) -> tuple[Layout, PairLayout]:
@@ -144,10 +172,11 @@ def _singles(seq: SequenceEncoder, texts: list[str], layout: Layout, finisher: F
              threads: int | None) -> list[Encoding]:
     """The common case: single texts, no truncation; lazy encodings in their layout."""
     out = seq.encodings(texts, [0] * len(texts), threads, layout)
-    plain = Finisher(finisher.post_processor, finisher.add_special_tokens, None, None)
-    for i, enc in enumerate(out):
-        if not isinstance(enc, LazyEncoding):  # a text with added tokens
-            out[i] = plain.encoding(enc, None)
+    if set(map(type, out)) - {LazyEncoding}:  # a text with added tokens (one C pass if not)
+        plain = Finisher(finisher.post_processor, finisher.add_special_tokens, None, None)
+        for i, enc in enumerate(out):
+            if not isinstance(enc, LazyEncoding):
+                out[i] = plain.encoding(enc, None)
     _pad_each(out, finisher.padding)
     return out
 
@@ -232,20 +261,3 @@ def _pad_each(encodings: list[Encoding], padding: PaddingParams | None) -> None:
     if padding is not None:
         for enc in encodings:
             pad(enc, padding.target_length([len(enc)]), padding)
-
-
-@contextlib.contextmanager
-def _collector_paused():
-    """Pause Python's cyclic garbage collector while a batch is built.
-
-    A batch allocates a few lists per encoding and a tuple per offset, none of them in
-    reference cycles; left running, the collector re-scans them again and again and
-    takes almost half of the time of encode_batch.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()

@@ -447,6 +447,34 @@ def lazy_pair(first: LazyEncoding, second: LazyEncoding, layout: PairLayout) -> 
     return LazyPairEncoding(first._raw, second._raw, layout)
 
 
+# How each list of FIELDS is built, for a C form of the properties (``use_fields``):
+# (kind, method of the raw tokens) for one sequence and for a pair. "names" passes the
+# layout's id_tokens first; "fill" is one value per token (no method).
+_FIELD_KINDS = (("call", "ids"), ("names", "tokens"), ("call", "offsets"), ("call", "word_ids"),
+                ("fill", ""), ("fill", ""), ("fill", ""))
+
+# The Python properties, kept when ``use_fields`` replaces them (the reference).
+PYTHON_FIELDS: dict[tuple[type, str], property] = {}
+
+
+def use_fields(lazy_field: Callable) -> None:
+    """Replace the lazy lists' Python properties by descriptors ``lazy_field`` makes.
+
+    Why: a first read through a property runs two Python frames, several times what
+    building the list costs in C; the engine passes the native ``Row.lazy_field``,
+    whose descriptors build the same lists from the same raw tokens and layouts (any
+    kind of raw tokens; Rows read directly). ``lazy_field(owner, name, slot, index,
+    kind, method, pair, touched)``: see ``_FIELD_KINDS``.
+    """
+    for cls, pair in ((LazyEncoding, False), (LazyPairEncoding, True)):
+        for index, (name, (kind, method)) in enumerate(zip(FIELDS, _FIELD_KINDS, strict=True)):
+            PYTHON_FIELDS.setdefault((cls, name), cls.__dict__[name])
+            if pair and method:
+                method += "_with"
+            setattr(cls, name, lazy_field(cls, name, Encoding.__dict__[name], index, kind,
+                                          method, pair, TOUCHED))
+
+
 class PendingWindows:
     """The overflowing windows of an encoding truncation cut, made when first read.
 
