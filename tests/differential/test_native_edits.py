@@ -72,6 +72,17 @@ PIPELINES = {
     **{f"Seq[Bert,{name}] / Bert": (_seq_n(BERT_N, n), BERT_P) for name, n in EDITS.items()},
     **{f"Seq[{name},Bert] / Whitespace": (_seq_n(n, BERT_N), WHITESPACE)
        for name, n in EDITS.items()},
+    "Prepend(\u2581) / Bert": ({"type": "Prepend", "prepend": "\u2581"}, BERT_P),
+    "Seq[Bert,Prepend(\u2581)] / Bert": (
+        _seq_n(BERT_N, {"type": "Prepend", "prepend": "\u2581"}), BERT_P),
+    "Seq[Bert,Prepend(_)] / Whitespace": (
+        _seq_n(BERT_N, {"type": "Prepend", "prepend": "_"}), WHITESPACE),
+    "Seq[Prepend(Ab),Lowercase,NFKC] / WhitespaceSplit": (
+        _seq_n({"type": "Prepend", "prepend": "Ab"}, {"type": "Lowercase"}, {"type": "NFKC"}),
+        {"type": "WhitespaceSplit"}),
+    "Seq[NFKC,Prepend(x#)] / Seq[Bert,Digits]": (
+        _seq_n({"type": "NFKC"}, {"type": "Prepend", "prepend": "x#"}),
+        _seq_p(BERT_P, {"type": "Digits", "individual_digits": True})),
     "Seq[Strip,NFKC,Replace(''->\"),Lowercase] / Seq[Bert,Digits]": (
         _seq_n(_strip(), {"type": "NFKC"}, _replace("''", '"'), {"type": "Lowercase"}),
         _seq_p(BERT_P, {"type": "Digits", "individual_digits": True})),
@@ -79,8 +90,10 @@ PIPELINES = {
 
 # Edit stages kept on the staged Python path, and the words that name why.
 GENERAL = {
-    "Prepend": (_seq_n(BERT_N, {"type": "Prepend", "prepend": "\u2581"}), BERT_P,
-                "normalizer Prepend"),
+    "Prepend then Bert": (_seq_n({"type": "Prepend", "prepend": "\u2581"}, BERT_N), BERT_P,
+                          "normalizer Prepend"),
+    "Strip then Prepend": (_seq_n(_strip(), {"type": "Prepend", "prepend": "\u2581"}),
+                           BERT_P, "normalizer Prepend"),
     "Strip / Punctuation": (_strip(), {"type": "Punctuation", "behavior": "Isolated"},
                             "normalizer Strip"),
     "Strip then Replace( ->_)": (_seq_n(_strip(), _replace(" ", "_")), BERT_P,
@@ -93,7 +106,8 @@ GENERAL = {
                             "pre_tokenizer Metaspace"),
 }
 
-EXTRA = ["``Quoted,'' she said... ``twice''", "wait.. what... ok....", "abab ab-ab xab",
+EXTRA = ["\x00hi x", "\u00adab", "\u2581hi", "A", "\x00", "x#1 #x",
+         "``Quoted,'' she said... ``twice''", "wait.. what... ok....", "abab ab-ab xab",
          "  \t leading and trailing \n ", "\u3000\u00a0x y\u2028", "  ", "",
          "boss's class passes", "ss", "''", "``", "\u00a8a \u00a8"]
 

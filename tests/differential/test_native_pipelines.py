@@ -101,7 +101,8 @@ PIPELINES = {
 GENERAL = {
     "Strip": ({"type": "Strip", "strip_left": True, "strip_right": True},
               {"type": "Punctuation", "behavior": "Isolated"}, "normalizer Strip"),
-    "Prepend": ({"type": "Prepend", "prepend": "_"}, BERT_P, "normalizer Prepend"),
+    "Prepend": (_seq_n({"type": "Prepend", "prepend": "_"}, BERT_N), BERT_P,
+                "normalizer Prepend"),
     "Replace regex": ({"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "},
                       BERT_P, "normalizer Replace"),
     "Metaspace": (BERT_N, {"type": "Metaspace", "replacement": "\u2581",

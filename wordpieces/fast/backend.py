@@ -83,7 +83,7 @@ def make_word_encoder(normalizer, pre_tokenizer, model):
     >>> enc.encode("Hellos!")
     ([1, 2, 3], [(0, 5), (5, 6), (6, 7)], [0, 0, 1])
     """
-    reference = PythonWordEncoder(normalizer, pre_tokenizer, model)
+    reference = PythonWordEncoder(normalizer, pre_tokenizer, model, prefix=True)
     choice = _choice()
     if choice == "python":
         return reference
@@ -144,7 +144,7 @@ def explain_backend(tokenizer=None, *, normalizer=None, pre_tokenizer=None,
     if tokenizer is not None:
         normalizer, pre_tokenizer = tokenizer.normalizer, tokenizer.pre_tokenizer
         model = tokenizer.model
-    reference = WordEncoder(normalizer, pre_tokenizer, model)
+    reference = WordEncoder(normalizer, pre_tokenizer, model, prefix=True)
     why = _why_not_native(reference)
     if why:
         return f"python: {why}" if not reference.fused else f"python (fused): {why}"
@@ -238,7 +238,8 @@ class NativeWordEncoder(_Batching):
         self._core = _core.Encoder(
             tokens, model.continuing_subword_prefix.encode("utf-8", "surrogatepass"),
             model.unk_id, -1 if max_chars is None else max_chars,
-            -1 if max_bytes is None else max_bytes, self._lookup, self._fallback)
+            -1 if max_bytes is None else max_bytes, self._lookup, self._fallback,
+            reference.prefix)
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
         """Return ids, offsets into ``text`` and the index of the word of each token."""

@@ -34,7 +34,7 @@ def test_the_python_backend_says_the_fused_path_runs(monkeypatch):
 
 
 @pytest.mark.parametrize("normalizer, pre_tokenizer, model, words", [
-    (Strip(), p.WhitespaceSplit(), None, "normalizer Strip"),
+    (Strip(), p.Punctuation(), None, "normalizer Strip"),
     (n.Lowercase(), p.Split(r"\w+|\d{1,3}", "isolated"), None, "is a general regex"),
     (n.Lowercase(), None, None, "no pre-tokenizer"),
     (n.Lowercase(), p.Whitespace(), WordLevel(VOCAB), "model WordLevel"),

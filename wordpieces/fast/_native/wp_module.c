@@ -142,13 +142,18 @@ static int build_vocab(EncoderObject *self, PyObject *tokens, PyObject *prefix)
 static int Encoder_init(EncoderObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"tokens", "prefix", "unk_id", "max_chars", "max_bytes",
-                             "lookup", "fallback", NULL};
-    PyObject *tokens, *prefix, *lookup, *fallback;
+                             "lookup", "fallback", "prepend", NULL};
+    PyObject *tokens, *prefix, *lookup, *fallback, *prepend = NULL;
     Py_ssize_t unk_id;
     long long max_chars, max_bytes;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OSnLLOO:Encoder", kwlist, &tokens, &prefix,
-                                     &unk_id, &max_chars, &max_bytes, &lookup, &fallback))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OSnLLOO|U:Encoder", kwlist, &tokens, &prefix,
+                                     &unk_id, &max_chars, &max_bytes, &lookup, &fallback,
+                                     &prepend))
         return -1;
+    if (prepend && PyUnicode_GET_LENGTH(prepend) > WP_MAX_PREFIX) {
+        PyErr_Format(PyExc_ValueError, "prepend holds more than %d characters", WP_MAX_PREFIX);
+        return -1;
+    }
     if (self->ready || self->trie) {
         PyErr_SetString(PyExc_RuntimeError, "Encoder is already initialized");
         return -1;
@@ -175,6 +180,12 @@ static int Encoder_init(EncoderObject *self, PyObject *args, PyObject *kwds)
     for (uint32_t cp = 0; cp < 256; cp++)
         if (wp_learn_code_point(self, cp) < 0)
             return -1;
+    for (Py_ssize_t k = 0; prepend && k < PyUnicode_GET_LENGTH(prepend); k++) {
+        uint32_t cp = PyUnicode_READ_CHAR(prepend, k);
+        self->model.prefix[self->model.n_prefix++] = cp;
+        if (!wp_table_is_set(&self->table, cp) && wp_learn_code_point(self, cp) < 0)
+            return -1;
+    }
     self->ready = 1;
     return 0;
 }
