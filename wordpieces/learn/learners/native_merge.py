@@ -41,6 +41,11 @@ NATIVE_SCORES = ("count", "likelihood")
 _ROOM = {"count": 2**62, "likelihood": 2**53}
 
 
+def extension() -> Any:
+    """The learner extension module (``refine``'s C loop lives there too), or None."""
+    return _merge_native
+
+
 def native_merge_error(words, score: str = "count") -> str:
     """Why ``words`` cannot be merged natively by ``score`` ("" when they can).
 

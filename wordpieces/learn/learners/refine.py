@@ -253,7 +253,7 @@ def refine_native(words: list[str], counts: list[int], vocab: list[str],
                   protected: Iterable[str], prefix: str = "##", rounds: int = ROUNDS,
                   candidates: int = CANDIDATES_PER_ROUND) -> list[str]:
     """``refine_python`` in C (the extension must be built); the same vocabulary."""
-    module = native_merge._merge_native
+    module = native_merge.extension()
     if module is None:
         raise MissingDependencyError("the merge extension is not built")
     return module.refine(list(words), list(counts), list(vocab), list(protected), prefix,
