@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 from ..encoding.padding import PaddingParams, TruncationParams
 from ..encoding.token_columns import TokenColumns
+from ..errors import check_thread_count
 from ..pipeline.processors import PostProcessor
 from .batches import BatchFinisher, lists_finished, one_text_call, want_of
 from .encodings import encode_many
@@ -81,6 +82,8 @@ def run(pipeline: Pipeline, items: list, settings: EncodeSettings, form: str) ->
     if form == "encodings":
         return _encodings(pipeline, items, settings)
     if len(items) == 1 and type(items[0]) is str:
+        if settings.num_threads is not None:  # the lane runs on one thread: still checked
+            check_thread_count(settings.num_threads)
         call = _one_text_call(pipeline, settings, form)
         out = None if call is None else call(items[0])
         if out is not None:
