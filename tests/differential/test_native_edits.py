@@ -13,7 +13,6 @@ variants that cannot compile (``Prepend``, ``Metaspace`` in each of its settings
 
 from __future__ import annotations
 
-import json
 from functools import cache
 
 import pytest
@@ -25,10 +24,11 @@ from tests.differential.test_native_pipelines import (
     BERT_P,
     EDGES,
     _assert_same,
-    _base_json,
     _corpus,
+    _json,
     _seq_n,
     _seq_p,
+    assert_kept_in_python,
 )
 from tests.robustness.helpers import use_backend
 from wordpieces.fast import backend
@@ -112,12 +112,6 @@ EXTRA = ["\x00hi x", "\u00adab", "\u2581hi", "A", "\x00", "x#1 #x",
          "boss's class passes", "ss", "''", "``", "\u00a8a \u00a8"]
 
 
-def _json(normalizer: dict, pre_tokenizer: dict) -> str:
-    data = json.loads(_base_json())
-    data["normalizer"], data["pre_tokenizer"] = normalizer, pre_tokenizer
-    return json.dumps(data)
-
-
 @cache
 def _hf(name: str):
     return tokenizers.Tokenizer.from_str(_json(*PIPELINES[name]))
@@ -185,11 +179,4 @@ def test_texts_without_the_guard_stay_in_c(monkeypatch):
 def test_the_rest_names_the_stage_that_keeps_it_in_python(name, monkeypatch):
     """An edit that cannot compile says which stage, and still gives HF's results."""
     normalizer, pre_tokenizer, words = GENERAL[name]
-    use_backend("native", monkeypatch)
-    source = _json(normalizer, pre_tokenizer)
-    tok = Tokenizer.from_str(source)
-    why = backend.explain_backend(tok)
-    assert why.startswith("python: ") and words in why, why
-    assert not isinstance(make_word_encoder(tok.normalizer, tok.pre_tokenizer, tok.model),
-                          NativeWordEncoder)
-    _assert_same(tok, tokenizers.Tokenizer.from_str(source), _texts()[::5], name)
+    assert_kept_in_python(normalizer, pre_tokenizer, words, _texts()[::5], name, monkeypatch)

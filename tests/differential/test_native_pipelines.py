@@ -199,6 +199,14 @@ def test_each_pipeline_takes_the_native_path(name, monkeypatch):
 def test_the_rest_names_the_stage_that_keeps_it_in_python(name, monkeypatch):
     """A pipeline that cannot compile says which stage, and still gives HF's results."""
     normalizer, pre_tokenizer, words = GENERAL[name]
+    assert_kept_in_python(normalizer, pre_tokenizer, words, list(_corpus())[::7], name,
+                          monkeypatch)
+
+
+def assert_kept_in_python(normalizer: dict, pre_tokenizer: dict, words: str, texts: list[str],
+                          name: str, monkeypatch) -> None:
+    """The pipeline stays off C, ``explain_backend`` says why (``words``), and it still
+    gives HF's ids and offsets on ``texts``."""
     use_backend("native", monkeypatch)
     source = _json(normalizer, pre_tokenizer)
     tok = Tokenizer.from_str(source)
@@ -206,7 +214,7 @@ def test_the_rest_names_the_stage_that_keeps_it_in_python(name, monkeypatch):
     assert why.startswith("python: ") and words in why, why
     assert not isinstance(make_word_encoder(tok.normalizer, tok.pre_tokenizer, tok.model),
                           NativeWordEncoder)
-    _assert_same(tok, tokenizers.Tokenizer.from_str(source), list(_corpus())[::7], name)
+    _assert_same(tok, tokenizers.Tokenizer.from_str(source), texts, name)
 
 
 PREFIX_WORDS = st.text("abx#", min_size=1, max_size=9)

@@ -104,17 +104,23 @@ def test_plan_is_what_hf_adds(name, add):
             "special_tokens_mask": want.special_tokens_mask}, item
 
 
+@pytest.fixture
+def reasons(monkeypatch) -> list[str]:
+    """Each reason a batch gave for taking the Python path (``BatchFinisher._python``)."""
+    seen: list[str] = []
+    take = batches.BatchFinisher._python
+    monkeypatch.setattr(batches.BatchFinisher, "_python",
+                        lambda self, reason: (seen.append(reason), take(self, reason))[1])
+    return seen
+
+
 @pytest.mark.parametrize("add", [True, False])
 @pytest.mark.parametrize("name", PROCESSORS)
-def test_every_path_gives_hf_encodings(name, add, monkeypatch):
+def test_every_path_gives_hf_encodings(name, add, reasons):
     """Encodings, ids and (strict mode on) the C finisher give HF's answers; C runs the
     plan wherever C can hold it."""
     make, _, in_c = PROCESSORS[name]
     ours, theirs = _pair(make())
-    reasons = []
-    take = batches.BatchFinisher._python
-    monkeypatch.setattr(batches.BatchFinisher, "_python",
-                        lambda self, reason: (reasons.append(reason), take(self, reason))[1])
     items = _items()
     want = theirs.encode_batch(items, add_special_tokens=add)
     got = ours.encode_batch(items, add_special_tokens=add)
@@ -149,14 +155,10 @@ class OwnProcessor:
 
 
 @pytest.mark.parametrize("add", [True, False])
-def test_a_processor_without_plan_runs_the_python_path(add, monkeypatch):
+def test_a_processor_without_plan_runs_the_python_path(add, reasons):
     """No ``plan``: every path still gives HF's answer, Python by design in strict mode."""
     ours, theirs = _pair(pr.BertProcessing(*BERT))
     ours.post_processor = OwnProcessor(ours.post_processor)
-    reasons = []
-    take = batches.BatchFinisher._python
-    monkeypatch.setattr(batches.BatchFinisher, "_python",
-                        lambda self, reason: (reasons.append(reason), take(self, reason))[1])
     items = _items()
     want = theirs.encode_batch(items, add_special_tokens=add)
     got = ours.encode_batch(items, add_special_tokens=add)
