@@ -516,10 +516,16 @@ def test_failed_run_keeps_the_previous_output(tmp_path):
 @pytest.mark.shared_data
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupted_run_leaves_no_output(tmp_path, sig, status):
-    """Ctrl-C or SIGTERM mid-run: exit 130/143, and no output file, complete or partial."""
+    """Ctrl-C or SIGTERM mid-run: exit 130/143, and no output file, complete or partial.
+
+    The child gets the default handling of ``sig`` back: a shell starts a background job
+    (a CI script run with ``&``) with SIGINT ignored, Python keeps it ignored, and the
+    child would rightly go on reading.
+    """
     proc = subprocess.Popen([sys.executable, "-m", "wordpieces", "encode", "-t", str(vocab()),
                              "-o", str(tmp_path / "out.ids")], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     try:
         proc.stdin.write(b"hello world\n" * 5000)  # two batches written, then it waits
         proc.stdin.flush()
