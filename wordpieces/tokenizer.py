@@ -23,7 +23,7 @@ import os
 import re
 from collections.abc import Iterable
 
-from .encode.call import CallDefaults, call_tokenizer
+from .encode.call import CallDefaults, call_tokenizer, one_text_lane
 from .encode.engine import EncodeSettings, Pipeline, run
 from .encode.plans import plans_of
 from .encode.sequences import SequenceEncoder
@@ -244,7 +244,7 @@ class Tokenizer(TransformersMixin):
         parts = state["parts"] if has_parts else state  # bare: pickled by older versions
         tok = type(self).from_parts(parts_from_state(parts))
         self.__dict__.update(tok.__dict__)
-        for kept in ("_kept_pipeline", "_kept_defaults"):  # tok's own, bound to tok
+        for kept in ("_kept_pipeline", "_kept_defaults", "_lanes"):  # bound to tok
             self.__dict__.pop(kept, None)
         if has_parts:
             self._user_added = set(state.get("user_added", ()))
@@ -594,9 +594,40 @@ class Tokenizer(TransformersMixin):
         See ``encode.call.call_tokenizer`` for the options (``padding``,
         ``truncation``, ``max_length``, ``return_tensors`` …).
         """
+        if text_pair is None and type(text) is str:
+            lane = self._one_text_lane(options)
+            done = None if lane is None else lane(text)
+            if done is not None:
+                return done
         pipeline = self.pipeline
         return call_tokenizer(pipeline, self._call_defaults(pipeline.sequences), text,
                               text_pair, **options)
+
+    def _one_text_lane(self, options: dict):
+        """``tok(text, **options)``'s compiled call (``call.one_text_lane``), or None.
+
+        Kept per options (with their types: ``128.0`` is still refused) while what it
+        was made from stands: the stages (``settings_generation``), the sequence
+        encoder, the post-processor and its options, the transformers settings,
+        padding and truncation: one comparison per call instead of reading them all.
+        """
+        processor = self._post_processor
+        stamp = getattr(processor, "options_stamp", None)
+        state = (settings_generation(), self._built, processor, stamp and stamp(),
+                 self._transformers, self._padding, self._truncation)
+        lanes = self.__dict__.setdefault("_lanes", {})
+        try:
+            key = (tuple(options.items()), tuple(map(type, options.values())))
+            kept = lanes.get(key)
+        except TypeError:  # an unhashable option value: the general call says what
+            return None
+        if kept is None or kept[0] != state:
+            if len(lanes) >= 16:
+                lanes.clear()
+            pipeline = self.pipeline
+            lane = one_text_lane(pipeline, self._call_defaults(pipeline.sequences), options)
+            kept = lanes[key] = (state, lane)
+        return kept[1]
 
     def _call_defaults(self, seq: SequenceEncoder) -> CallDefaults:
         """What ``tok(...)``'s options default to, kept while nothing it reads is replaced.

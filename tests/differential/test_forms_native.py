@@ -63,6 +63,7 @@ def pair(tmp_path_factory):
 def c_calls(pair, monkeypatch):
     """How many times the C entry point ran."""
     pair[0].pipeline.sequences.one_text_calls.clear()  # compiled with the C method bound
+    pair[0].__dict__.pop("_lanes", None)  # tok(text)'s compiled calls: the same
     calls = []
     real = backend.NativeWordEncoder.encode_finished
 
@@ -108,6 +109,7 @@ def test_a_disabled_c_path_fails_in_strict_mode(pair, monkeypatch, form):
     monkeypatch.setattr(batches.BatchFinisher, "_native", lambda self, *a, **k: None)
     monkeypatch.setattr(engine, "one_text_call", lambda *a, **k: None)
     pair[0].pipeline.sequences.one_text_calls.clear()
+    pair[0].__dict__.pop("_lanes", None)
     with pytest.raises(NativeFallbackError, match="fell back"):
         FORMS[form](pair[0], SHAPES["short-lines"]())
 

@@ -246,11 +246,15 @@ def one_text_call(seq: SequenceEncoder, post_processor, add_special_tokens: bool
         return None
     single, pair = plans
     finish = encoder.finish_call()
-    appears_in = seq.matched.appears_in if seq.match else None
+    search = seq.matched.search if seq.match else None
+    # one first character for every token written as is ("[" of [CLS], [SEP]...): a text
+    # without it needs no search
+    cue = seq.matched.first_chars if search is not None else ""
+    cue = cue if len(cue) == 1 else ""
     cut = _truncation_args(truncation)
 
     def call(text: str):
-        if appears_in is not None and appears_in(text):
+        if search is not None and cue in text and search(text) is not None:
             return None
         out = finish([text], None, 1, single, pair, cut, None, want, 1, None, None)
         return None if type(out) is int else out
@@ -265,9 +269,14 @@ def lists_finished(out: tuple | list, keys: AbstractSet[str]) -> Finished:
     if type(out) is list:
         return Finished({"input_ids": out}, None, None, None)
     lists, word_column, sequence_column, splits = out
-    by_flag = dict(zip(_COLUMN_ORDER, lists, strict=True))
-    return Finished({key: by_flag[flag] for key, flag in ARRAY_KEYS if key in keys},
+    return Finished({key: lists[at] for key, at in column_positions(keys)},
                     splits, word_column, sequence_column)
+
+
+def column_positions(keys: AbstractSet[str]) -> tuple[tuple[str, int], ...]:
+    """Where each column of ``keys`` sits in ``encode_finished``'s lists, in
+    transformers' key order (``input_ids`` first, at 0)."""
+    return tuple((key, _COLUMN_ORDER.index(flag)) for key, flag in ARRAY_KEYS if key in keys)
 
 
 def want_of(keys: AbstractSet[str]) -> int:

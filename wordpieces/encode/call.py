@@ -18,6 +18,7 @@ Not handled here: ``return_tensors="tf"``/``"jax"``, finishing one encoding
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 from ..encoding.batch_encoding import (
@@ -31,8 +32,10 @@ from ..encoding.batch_encoding import (
     to_tensors,
 )
 from ..encoding.padding import PaddingParams, TruncationParams, check_multiple_fits
-from ..errors import require
-from .engine import Columns, EncodeSettings, Pipeline, run
+from ..encoding.token_columns import TokenColumns
+from ..errors import check_thread_count, require
+from .batches import column_positions
+from .engine import Columns, EncodeSettings, Pipeline, one_text_native, run
 from .pretokenized import check_words
 
 
@@ -78,6 +81,44 @@ def call_tokenizer(pipeline: Pipeline, defaults: CallDefaults, text, text_pair=N
     columns = run(pipeline, items, settings, resolved.form)
     return _batch_encoding(columns, len(items), batched, settings.overflowing,
                            resolved.return_length, resolved.return_tensors)
+
+
+def one_text_lane(pipeline: Pipeline, defaults: CallDefaults, options: dict):
+    """``call_tokenizer(pipeline, defaults, text, **options)`` for one ``str`` text, as
+    one C call and one dict; None where the options need the general call.
+
+    The serving case (``tok(text)`` text after text): the options are resolved once,
+    and a call costs the C encoding plus the ``BatchEncoding``; its Encodings and token
+    columns are made when first read. The lane gives None for a text it leaves to the
+    general call (a literal added token, a truncation that cannot fit). Valid while
+    ``pipeline`` and ``defaults`` are (the caller keeps it so: ``Tokenizer.__call__``).
+    Options the general call refuses raise the same error here.
+    """
+    resolved = _resolved(defaults, options)
+    settings = resolved.settings
+    if resolved.form != "lists" or resolved.return_length:
+        return None
+    if settings.num_threads is not None:  # the lane runs on one thread: still checked
+        check_thread_count(settings.num_threads)
+    native = one_text_native(pipeline, settings)
+    if native is None:
+        return None
+    positions = column_positions(settings.keys)
+    id_to_token = pipeline.id_to_token
+
+    def lane(text: str) -> BatchEncoding | None:
+        out = native(text)
+        if out is None:
+            return None
+        encodings = partial(run, pipeline, [text], settings, "encodings")
+        if type(out) is list:  # ids alone: C gives the bare rows
+            return BatchEncoding({"input_ids": out[0]}, encodings,
+                                 partial(TokenColumns, out, id_to_token, None))
+        lists, words, sequences, splits = out
+        return BatchEncoding({key: lists[at][0] for key, at in positions}, encodings,
+                             partial(TokenColumns, lists[0], id_to_token, splits, words,
+                                     sequences))
+    return lane
 
 
 def _resolved(defaults: CallDefaults, options: dict) -> Resolved:

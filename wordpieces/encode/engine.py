@@ -117,8 +117,7 @@ def _one_text_call(pipeline: Pipeline, settings: EncodeSettings, form: str):
     Compiled once per pipeline and settings; compiled again when the post-processor's
     ``options_stamp`` moves (a processor without one is never compiled).
     """
-    if (form not in ("ids", "lists") or settings.padding is not None or settings.overflowing
-            or settings.words):
+    if form not in ("ids", "lists"):
         return None
     processor = pipeline.post_processor
     stamp_of = getattr(processor, "options_stamp", None)
@@ -137,11 +136,27 @@ def _one_text_call(pipeline: Pipeline, settings: EncodeSettings, form: str):
     return call
 
 
+def one_text_native(pipeline: Pipeline, settings: EncodeSettings, form: str = "lists"):
+    """The C call ``run`` makes for one text in ``form`` ("ids" or "lists": C's raw
+    lists, see ``batches.lists_finished``), or None where these settings take the batch
+    path. It gives None for a text it leaves to the batch path.
+
+    Not cached: ``run`` keeps what it compiles, and so does ``call.one_text_lane``.
+    """
+    if (form not in ("ids", "lists") or settings.padding is not None or settings.overflowing
+            or settings.words):
+        return None
+    processor = pipeline.post_processor
+    if processor is not None and getattr(processor, "options_stamp", None) is None:
+        return None  # a change to it could not be seen
+    return one_text_call(pipeline.sequences, processor, settings.add_special_tokens,
+                         settings.truncation,
+                         want_of(frozenset() if form == "ids" else settings.keys))
+
+
 def _compile_one_text(pipeline: Pipeline, settings: EncodeSettings, form: str):
     keys = settings.keys
-    native = one_text_call(pipeline.sequences, pipeline.post_processor,
-                           settings.add_special_tokens, settings.truncation,
-                           want_of(frozenset() if form == "ids" else keys))
+    native = one_text_native(pipeline, settings, form)
     if native is None or form == "ids":
         return native
 

@@ -39,14 +39,20 @@ class BatchEncoding(dict):
     """
 
     def __init__(self, data: dict, encodings: list | Callable[[], list] | None = None,
-                 columns: TokenColumns | None = None):
+                 columns: TokenColumns | Callable[[], TokenColumns] | None = None):
         """``encodings``: the rows' ``Encoding`` objects, or a function that builds them
         when first asked (the arrays of ``tok(...)`` are made without them); ``columns``:
         what the native path's columns tell of the tokens (``tokens``, ``word_ids``,
-        ``sequence_ids`` read them, building no Encoding)."""
+        ``sequence_ids`` read them, building no Encoding), or a function making them."""
         super().__init__(data)
         self._rows = encodings
-        self._columns = columns
+        self._made_columns = columns
+
+    @property
+    def _columns(self) -> TokenColumns | None:
+        if callable(self._made_columns):
+            self._made_columns = self._made_columns()
+        return self._made_columns
 
     @property
     def encodings(self) -> list | None:

@@ -126,6 +126,13 @@ class AddedVocabulary:
         return pattern is not None and pattern.search(text) is not None
 
     @property
+    def search(self) -> Callable[[str], object] | None:
+        """``appears_in``'s search (a match or None), or None when no token is written
+        as is: for a caller that binds it once (the one-text lane)."""
+        pattern = self._raw.pattern
+        return None if pattern is None else pattern.search
+
+    @property
     def first_chars(self) -> str:
         """The first characters of the ``normalized=False`` tokens (sorted, each once).
 

@@ -85,3 +85,63 @@ def test_the_lane_runs_native_and_leaves_what_it_cannot_to_the_batch_path(tok):
     assert call is not None and call("hello") == [[101, 7592, 102]]
     assert call("a [MASK] here") is None  # a literal added token: the batch path's
     assert tok.encode_ids("a [MASK] here") == [101, 1037, 103, 2182, 102]
+
+
+# tok(text, **options)'s compiled call (call.one_text_lane), each against the batch path
+LANE_OPTIONS = [{}, {"truncation": True, "max_length": 7}, {"add_special_tokens": False},
+                {"return_attention_mask": False, "return_token_type_ids": False},
+                {"return_special_tokens_mask": True, "return_offsets_mapping": True},
+                {"truncation": "only_first", "max_length": 5, "truncation_side": "left"}]
+
+
+@pytest.mark.parametrize("options", LANE_OPTIONS, ids=map(str, LANE_OPTIONS))
+def test_the_call_lane_equals_the_batch_path(tok, lines, options):
+    for text in [*lines[:60], "a [MASK] here", "", "x"]:
+        got, batch = tok(text, **options), tok([text, "x"], **options)
+        assert dict(got) == {key: rows[0] for key, rows in batch.items()}
+        assert got.tokens() == batch.tokens(0)
+        assert got.encodings[0].word_ids == batch.encodings[0].word_ids
+        assert got.word_ids() == batch.word_ids(0)
+
+
+def test_the_call_lane_follows_a_stage_option_set_between_calls(tok):
+    assert tok("Hello")["input_ids"] == [101, 7592, 102]
+    tok.normalizer.lowercase = False
+    assert tok("Hello")["input_ids"] == tok(["Hello"])["input_ids"][0] == [101, 100, 102]
+
+
+def test_the_call_lane_follows_padding_and_the_pad_token(tok):
+    assert tok("hi", padding="max_length", max_length=4)["input_ids"] == [101, 7632, 102, 0]
+    tok.pad_token = "[MASK]"
+    assert tok("hi", padding="max_length", max_length=4)["input_ids"] == [101, 7632, 102, 103]
+    with pytest.raises(ValueError, match="needs max_length"):
+        tok("hi there", truncation=True)
+    tok.enable_truncation(3)  # no model_max_length: truncation=True cuts at this one
+    assert tok("hi there", truncation=True)["input_ids"] == [101, 7632, 102]
+    assert tok(["hi there"], truncation=True)["input_ids"] == [[101, 7632, 102]]
+
+
+def test_a_processor_without_options_stamp_takes_the_general_call(tok):
+    class Plain:  # the PostProcessor protocol alone: no plan, no options_stamp
+        def process(self, encoding, pair=None, add_special_tokens=True):
+            return encoding
+
+        def added_tokens(self, is_pair):
+            return 0
+
+        def to_config(self):
+            return {}
+
+    tok.post_processor = Plain()
+    assert tok("hello world")["input_ids"] == [7592, 2088]
+
+
+def test_a_tokenizer_pickled_after_its_calls_still_calls(tok):
+    import pickle
+
+    tok("hello", truncation=True, max_length=3)
+    again = pickle.loads(pickle.dumps(tok))
+    assert again("hello world", truncation=True, max_length=3)["input_ids"] == [101, 7592, 102]
+    again.add_tokens(["helloworld"])
+    assert again("helloworld")["input_ids"] == [101, again.token_to_id("helloworld"), 102]
+    assert tok("helloworld")["input_ids"] != again("helloworld")["input_ids"]
