@@ -642,7 +642,7 @@ class Tokenizer(TransformersMixin):
                 and kept[2] is self._padding and kept[3] is self._truncation):
             return kept[4]
         defaults = CallDefaults(self.pad_token, self.pad_token_id, self._padding,
-                                self._truncation, self.model_max_length, self.padding_side,
+                                self.model_max_length, self.padding_side,
                                 self.truncation_side)
         self._kept_defaults = (seq, self._transformers, self._padding, self._truncation,
                                defaults)

@@ -8,9 +8,11 @@ native when it can) and returns the same keys as ``transformers`` (``input_ids``
 (``return_tensors="np"``) or torch tensors (``"pt"``). As in ``transformers``, the
 call's own ``padding``/``truncation`` options decide, not the tokenizer's
 ``enable_padding`` / ``enable_truncation`` settings; ``max_length`` defaults to the
-tokenizer's ``model_max_length`` (then to ``enable_truncation``'s), the pad token is its
-``pad_token``, and ``padding_side``/``truncation_side`` default to its attributes: those
-come in as ``CallDefaults``, so this module never reads a ``Tokenizer``.
+tokenizer's ``model_max_length`` (none: nothing is cut or padded to a length, with a
+warning, as transformers does; ``enable_truncation``'s length is not used, as in
+transformers), the pad token is its ``pad_token``, and ``padding_side`` /
+``truncation_side`` default to its attributes: those come in as ``CallDefaults``, so
+this module never reads a ``Tokenizer``.
 
 Not handled here: ``return_tensors="tf"``/``"jax"``, finishing one encoding
 (``finishing``), encoding pre-split words (``pretokenized``).
@@ -27,6 +29,7 @@ from ..encoding.batch_encoding import (
     TRUNCATION_VALUES,
     BatchEncoding,
     from_numpy,
+    no_length_warning,
     option_value,
     side_value,
     to_tensors,
@@ -45,7 +48,6 @@ class CallDefaults(NamedTuple):
     pad_token: str | None
     pad_token_id: int | None
     padding_params: PaddingParams | None  # enable_padding's
-    truncation_params: TruncationParams | None  # enable_truncation's
     model_max_length: int | None
     padding_side: str
     truncation_side: str
@@ -255,8 +257,8 @@ def _padding_params(defaults: CallDefaults, strategy, max_length, pad_to_multipl
     if strategy == "max_length" and max_length is None:
         max_length = defaults.model_max_length
         if max_length is None:
-            raise ValueError("padding='max_length' needs max_length (this tokenizer has no "
-                             "model_max_length)")
+            no_length_warning("pad to max_length", "padded")
+            return None
     base = defaults.padding_params
     pad_token = defaults.pad_token
     if pad_token is None:
@@ -277,11 +279,8 @@ def _truncation_params(defaults: CallDefaults, strategy, max_length, stride,
     if strategy is None:
         return None
     if max_length is None:
-        base = defaults.truncation_params
         max_length = defaults.model_max_length
-        if max_length is None and base is not None:
-            max_length = base.max_length
         if max_length is None:
-            raise ValueError("truncation needs max_length (this tokenizer has no "
-                             "model_max_length and no enable_truncation)")
+            no_length_warning("truncate", "truncated")
+            return None
     return TruncationParams(max_length, stride, strategy, side)

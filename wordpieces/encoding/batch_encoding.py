@@ -11,6 +11,7 @@ Not handled here: encoding text into it (``encode.call``), ``return_tensors="tf"
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 
 from ..errors import require
@@ -28,6 +29,13 @@ TRUNCATION_VALUES = {False: None, None: None, "do_not_truncate": None, True: "lo
                      "longest_first": "longest_first", "only_first": "only_first",
                      "only_second": "only_second"}
 TENSOR_TYPES = (None, "np", "pt")
+def no_length_warning(asked: str, done: str) -> None:
+    """Warn that a call asked for a length it was not given: transformers then goes on."""
+    warnings.warn(f"asked to {asked} but no max_length is given and the tokenizer has no "
+                  f"model_max_length: nothing is {done} (as in transformers); pass max_length "
+                  f"or set tok.model_max_length", UserWarning, stacklevel=4)
+
+
 # Rows that are not one value per token: never padded, never checked for equal lengths.
 _PER_ROW = ("length", "overflow_to_sample_mapping")
 
@@ -38,15 +46,23 @@ class BatchEncoding(dict):
     Keys are also readable as attributes (``batch.input_ids``).
     """
 
+    # made once per tok(text) call: slots and update() halve what making one costs
+    __slots__ = ("_rows", "_made_columns")
+
     def __init__(self, data: dict, encodings: list | Callable[[], list] | None = None,
                  columns: TokenColumns | Callable[[], TokenColumns] | None = None):
         """``encodings``: the rows' ``Encoding`` objects, or a function that builds them
         when first asked (the arrays of ``tok(...)`` are made without them); ``columns``:
         what the native path's columns tell of the tokens (``tokens``, ``word_ids``,
         ``sequence_ids`` read them, building no Encoding), or a function making them."""
-        super().__init__(data)
+        self.update(data)
         self._rows = encodings
         self._made_columns = columns
+
+    def __reduce__(self):
+        """Pickle the inputs and the Encodings (made now if they were not), as
+        transformers' BatchEncoding pickles (a DataLoader worker returns one)."""
+        return (type(self), (dict(self), self.encodings))
 
     @property
     def _columns(self) -> TokenColumns | None:
@@ -209,7 +225,9 @@ def pad_inputs(inputs, *, padding, max_length: int | None, pad_to_multiple_of: i
         if pad_id is None:
             raise ValueError("cannot pad: this tokenizer has no pad token; set tok.pad_token")
         if strategy == "max_length" and max_length is None:
-            raise ValueError("padding='max_length' needs max_length")
+            no_length_warning("pad to max_length", "padded")
+            strategy = None
+    if strategy is not None:
         params = PaddingParams(direction=side, pad_id=pad_id, pad_type_id=pad_type_id,
                                length=max_length if strategy == "max_length" else None,
                                pad_to_multiple_of=pad_to_multiple_of)

@@ -59,9 +59,16 @@ def test_ragged_rows_cannot_become_one_array(tiny):
         tiny(["hello", "hello world"], return_tensors="np")
 
 
-def test_truncation_without_any_length_is_named(tiny):
-    """No max_length, no model_max_length, no enable_truncation: the error says so."""
-    with pytest.raises(ValueError, match="truncation needs max_length"):
-        tiny("hello", truncation=True)
+def test_truncation_without_any_length_warns_and_cuts_nothing(tiny):
+    """No max_length, no model_max_length: a warning, and nothing cut (transformers goes
+    on the same way; enable_truncation's length is not the call's, as there)."""
+    tiny.enable_truncation(2)
+    with pytest.warns(UserWarning, match="asked to truncate but no max_length"):
+        assert tiny("hello world !", truncation=True)["input_ids"] == [2, 4, 5, 6, 3]
+    with pytest.warns(UserWarning, match="nothing is padded"):
+        assert tiny(["hello", "hello world"], padding="max_length")["input_ids"][0] == [2, 4, 3]
+    with pytest.warns(UserWarning, match="nothing is padded"):
+        assert tiny.pad({"input_ids": [[4], [4, 5]]}, padding="max_length")["input_ids"] == [
+            [4], [4, 5]]
     tiny.model_max_length = 3
     assert tiny("hello world !", truncation=True)["input_ids"] == [2, 4, 3]

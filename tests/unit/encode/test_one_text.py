@@ -114,11 +114,10 @@ def test_the_call_lane_follows_padding_and_the_pad_token(tok):
     assert tok("hi", padding="max_length", max_length=4)["input_ids"] == [101, 7632, 102, 0]
     tok.pad_token = "[MASK]"
     assert tok("hi", padding="max_length", max_length=4)["input_ids"] == [101, 7632, 102, 103]
-    with pytest.raises(ValueError, match="needs max_length"):
-        tok("hi there", truncation=True)
-    tok.enable_truncation(3)  # no model_max_length: truncation=True cuts at this one
+    tok.model_max_length = 3
     assert tok("hi there", truncation=True)["input_ids"] == [101, 7632, 102]
-    assert tok(["hi there"], truncation=True)["input_ids"] == [[101, 7632, 102]]
+    tok.model_max_length = 4
+    assert tok("hi there", truncation=True)["input_ids"] == [101, 7632, 2045, 102]
 
 
 def test_a_processor_without_options_stamp_takes_the_general_call(tok):

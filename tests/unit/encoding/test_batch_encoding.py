@@ -96,8 +96,19 @@ def test_unsupported_tensors_and_options(ours):
         ours("hi", return_tensors="tf")
     with pytest.raises(ValueError, match="padding must be one of"):
         ours("hi", padding="sideways")
-    with pytest.raises(ValueError, match="max_length"):
-        ours("hi", padding="max_length")
+
+
+@pytest.mark.parametrize("options", [{"padding": "max_length"}, {"truncation": True},
+                                     {"padding": "max_length", "truncation": True}])
+def test_a_length_asked_but_not_given_warns_and_goes_on_as_transformers(ours, theirs,
+                                                                        options):
+    """No max_length and no model_max_length (a tokenizer.json alone, whose own
+    truncation length transformers' call does not use): a warning, the rows as they are."""
+    texts = sample_lines("english", 3) + ["word " * 200]
+    with pytest.warns(UserWarning, match="no max_length is given"):
+        got = ours(texts, **options)
+    assert _plain(got) == _plain(theirs(texts, **options))
+    assert len(got["input_ids"][-1]) > 128  # the tokenizer.json's truncation: not the call's
 
 
 def test_missing_torch_is_a_friendly_error(ours, monkeypatch):
@@ -112,3 +123,24 @@ def test_missing_numpy_is_a_friendly_error(ours, monkeypatch):
     monkeypatch.setitem(sys.modules, "numpy", None)
     with pytest.raises(MissingDependencyError, match=r"wordpieces\[numpy\]"):
         ours("hi", return_tensors="np")
+
+
+@pytest.mark.parametrize("form", ["one text", "lists", "np", "pairs"])
+def test_a_pickled_batch_reads_as_transformers_pickled_one(ours, theirs, form):
+    """A DataLoader worker pickles what tok(...) returns: keys, values, tokens, word ids
+    and character spans all come back, as transformers' do."""
+    import pickle
+
+    np = pytest.importorskip("numpy") if form == "np" else None
+    texts = sample_lines("english", 4)
+    args = {"one text": (texts[0],), "lists": (texts,), "np": (texts,),
+            "pairs": (texts, texts[::-1])}[form]
+    options = {"padding": True, "return_tensors": "np"} if np else {"truncation": True}
+    got = pickle.loads(pickle.dumps(ours(*args, **options)))
+    expected = pickle.loads(pickle.dumps(theirs(*args, **options)))
+    assert _plain(got) == _plain(expected)
+    rows = 1 if form == "one text" else len(texts)
+    for i in range(rows):
+        assert got.tokens(i) == expected.tokens(i)
+        assert got.word_ids(i) == expected.word_ids(i)
+        assert got.char_to_token(i, 3) == expected.char_to_token(i, 3)
