@@ -221,13 +221,12 @@ def pad_inputs(inputs, *, padding, max_length: int | None, pad_to_multiple_of: i
                          f"{sorted(columns)}")
     if return_attention_mask and "attention_mask" not in columns:
         columns["attention_mask"] = [[1] * len(row) for row in columns["input_ids"]]
+    if strategy == "max_length" and max_length is None:
+        no_length_warning("pad to max_length", "padded")
+        strategy = None
     if strategy is not None:
         if pad_id is None:
             raise ValueError("cannot pad: this tokenizer has no pad token; set tok.pad_token")
-        if strategy == "max_length" and max_length is None:
-            no_length_warning("pad to max_length", "padded")
-            strategy = None
-    if strategy is not None:
         params = PaddingParams(direction=side, pad_id=pad_id, pad_type_id=pad_type_id,
                                length=max_length if strategy == "max_length" else None,
                                pad_to_multiple_of=pad_to_multiple_of)
