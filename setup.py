@@ -19,11 +19,11 @@ from setuptools.command.build_ext import build_ext
 NATIVE = "wordpieces/fast/_native"
 # The CPython glue (includes Python.h) and the algorithm files under core/ (plain C99).
 GLUE = ["wp_module.c", "wp_batch.c", "wp_columns.c", "wp_finish_glue.c",
-        "wp_finish_batch.c", "wp_find.c", "wp_pipeline.c", "wp_rows.c"]
+        "wp_finish_batch.c", "wp_find.c", "wp_pipeline.c", "wp_rows.c", "wp_lazy.c"]
 CORE = ["wp_encode.c", "wp_trie.c", "wp_chartable.c", "wp_threads.c", "wp_finish.c"]
-HEADERS = ["wp_module.h", "wp_finish_glue.h", "wp_columns.h"] + [f"core/{name}" for name in
-                             ("wp_buf.h", "wp_chartable.h", "wp_encode.h", "wp_finish.h",
-                              "wp_threads.h", "wp_trie.h")]
+HEADERS = ["wp_module.h", "wp_finish_glue.h", "wp_columns.h", "wp_rows.h"] + [
+    f"core/{name}" for name in ("wp_buf.h", "wp_chartable.h", "wp_encode.h", "wp_finish.h",
+                                "wp_threads.h", "wp_trie.h")]
 # The bottom-up learner's merge loop by count and likelihood
 # (wordpieces.learn.learners._merge_native).
 MERGE = "wordpieces/learn/learners/native"

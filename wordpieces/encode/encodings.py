@@ -171,12 +171,11 @@ def _split_pieces(pieces: tuple[PlanPiece, ...]) -> tuple[list[PlanPiece], list[
 def _singles(seq: SequenceEncoder, texts: list[str], layout: Layout, finisher: Finisher,
              threads: int | None) -> list[Encoding]:
     """The common case: single texts, no truncation; lazy encodings in their layout."""
-    out = seq.encodings(texts, [0] * len(texts), threads, layout)
-    if set(map(type, out)) - {LazyEncoding}:  # a text with added tokens (one C pass if not)
+    out, eager = seq.encodings_in(texts, layout, 0, threads)
+    if eager:  # the texts with added tokens
         plain = Finisher(finisher.post_processor, finisher.add_special_tokens, None, None)
-        for i, enc in enumerate(out):
-            if not isinstance(enc, LazyEncoding):
-                out[i] = plain.encoding(enc, None)
+        for i in eager:
+            out[i] = plain.encoding(out[i], None)
     _pad_each(out, finisher.padding)
     return out
 

@@ -18,14 +18,24 @@ from __future__ import annotations
 from typing import cast
 
 from ..encoding.encoding import Encoding
-from ..encoding.lazy_encoding import Layout, LazyEncoding
-from ..fast.backend import make_word_encoder, texts_with_chars
+from ..encoding.lazy_encoding import Layout, LazyEncoding, lazy_encodings
+from ..fast.backend import ColumnTokens, make_word_encoder, texts_with_chars
 from ..pipeline.added_tokens import AddedVocabulary
 from ..pipeline.normalizers import NormalizedString
 from ..pipeline.pre_tokenizers import split_pieces
 
 # Up to this many texts, ``_candidates`` scans in Python (the single-text call's case).
 _FEW_TEXTS = 4
+
+# ``make_lazy(raws, layout)``: one fresh LazyEncoding per raw tokens, all in ``layout``;
+# in one C call when the extension is built (``Row.lazy_encodings``, any raw tokens),
+# else ``lazy_encodings``, its reference.
+if ColumnTokens is None:
+    make_lazy = lazy_encodings
+else:
+    def make_lazy(raws: list, layout: Layout, _many=ColumnTokens.lazy_encodings
+                  ) -> list[Encoding]:
+        return _many(LazyEncoding, raws, layout)
 
 
 class TokenAccumulator:
@@ -105,12 +115,14 @@ class SequenceEncoder:
         first read. With a ``layout`` (the post-processor's, for single texts) those
         come out finished, special tokens included; the others never do.
         """
+        if len(set(type_ids)) == 1:  # the common case, one layout for the batch
+            type_id = type_ids[0]
+            return self.encodings_in(texts, layout or Layout(self.id_tokens, type_id), type_id,
+                                     num_threads)[0]
         slow = self._slow(texts, num_threads)
         fast = self.word_encoder.encode_batch_raw(
             [t for i, t in enumerate(texts) if i not in slow] if slow else texts, num_threads)
         layouts = {t: layout or Layout(self.id_tokens, t) for t in set(type_ids)}
-        if not slow and len(layouts) == 1:  # the common case, one object per text
-            return [LazyEncoding(raw, layouts[type_ids[0]]) for raw in fast]
         done = iter(fast)
         out: list[Encoding] = []
         for i, (text, type_id) in enumerate(zip(texts, type_ids, strict=True)):
@@ -119,6 +131,21 @@ class SequenceEncoder:
             else:
                 out.append(LazyEncoding(next(done), layouts[type_id]))
         return out
+
+    def encodings_in(self, texts: list[str], layout: Layout, type_id: int = 0,
+                     num_threads: int | None = None) -> tuple[list[Encoding], set[int]]:
+        """``encodings(texts, [type_id] * len(texts), num_threads, layout)``, and the
+        indices of the eager encodings in it (the texts holding an added token).
+
+        The lazy encodings are made in one call (``make_lazy``).
+        """
+        slow = self._slow(texts, num_threads)
+        if not slow:
+            return make_lazy(self.word_encoder.encode_batch_raw(texts, num_threads), layout), slow
+        fast = iter(self.word_encoder.encode_batch_raw(
+            [t for i, t in enumerate(texts) if i not in slow], num_threads))
+        return [self._eager(self.tokens_of(text), type_id) if i in slow
+                else LazyEncoding(next(fast), layout) for i, text in enumerate(texts)], slow
 
     def _eager(self, acc: TokenAccumulator, type_id: int) -> Encoding:
         """The encoding of a text with added tokens (named by their text, as HF does)."""

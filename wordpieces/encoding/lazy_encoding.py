@@ -434,6 +434,15 @@ class LazyPairEncoding(LazyEncoding):
         return len(self.ids)
 
 
+def lazy_encodings(raws: list, layout: Layout) -> list[Encoding]:
+    """One fresh ``LazyEncoding`` per raw tokens of ``raws``, all in ``layout``.
+
+    The reference of the native ``Row.lazy_encodings(LazyEncoding, raws, layout)``,
+    which makes the same objects in one call (``encode.sequences.make_lazy``).
+    """
+    return [LazyEncoding(raw, layout) for raw in raws]
+
+
 def lazy_pair(first: LazyEncoding, second: LazyEncoding, layout: PairLayout) -> LazyEncoding:
     """The pair of two fresh one-sequence lazy encodings in ``layout``.
 

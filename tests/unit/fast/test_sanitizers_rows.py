@@ -2,8 +2,9 @@
 
 ``test_sanitizers.py`` reruns the encoder's differential tests; the lists that
 ``LazyEncoding``s build from a batch's rows (``wp_rows.c``, ``wp_columns.c``: a pair's
-two rows in one list, ``Row.window``) are exercised by the lazy-pair tests, rerun here
-on the native backend against a sanitized build (``tests/sanitized_build.py``).
+two rows in one list, ``Row.window``; ``wp_lazy.c``: the C fields and a batch's
+encodings made in one call) are exercised by the lazy tests, rerun here on the native
+backend against a sanitized build (``tests/sanitized_build.py``).
 """
 
 import sys
@@ -14,6 +15,7 @@ from tests.sanitized_build import REPO, rerun_sanitized
 
 NATIVE = REPO / "wordpieces" / "fast" / "_native"
 TESTS = ["tests/unit/encoding/test_lazy_pairs.py", "tests/unit/encoding/test_lazy_encoding.py",
+         "tests/unit/encoding/test_lazy_fields.py", "tests/unit/encoding/test_lazy_batches.py",
          "tests/differential/test_pairs_hf.py"]
 
 

@@ -59,7 +59,7 @@ static PyObject *framed_list(PyObject *const *frames, const Py_ssize_t *sizes, i
 #define WP_PAIR_LENGTHS 32
 static PyObject **pair_cache;
 
-static PyObject *pair(int64_t a, int64_t b)
+PyObject *wp_offset_pair(int64_t a, int64_t b)
 {
     if (a < 0 || a >= WP_PAIR_STARTS || b < a || b - a >= WP_PAIR_LENGTHS)
         return wp_int_pair(a, b);
@@ -86,7 +86,7 @@ static PyObject *int_item(const void *buf, Py_ssize_t i, PyObject *names)
 static PyObject *pair_item(const void *buf, Py_ssize_t i, PyObject *names)
 {
     const int64_t *v = (const int64_t *)buf;
-    return pair(v[2 * i], v[2 * i + 1]);
+    return wp_offset_pair(v[2 * i], v[2 * i + 1]);
 }
 
 static PyObject *name_item(const void *buf, Py_ssize_t i, PyObject *names)

@@ -12,4 +12,8 @@
 PyObject *wp_rows_list(int kind, int n_rows, PyObject *const *columns,
                        const Py_ssize_t *bounds, PyObject *const *frames, PyObject *names);
 
+/* The tuple (a, b) of two ints, untracked by the collector; small offsets near a text's
+ * start are one shared tuple each (a cache kept for the process). */
+PyObject *wp_offset_pair(int64_t a, int64_t b);
+
 #endif
