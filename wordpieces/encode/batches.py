@@ -35,6 +35,7 @@ from ..encoding.padding import (
 )
 from ..errors import check_thread_count, native_fallback, require
 from ..fast.backend import NativeWordEncoder, unzip_items
+from ..fast.backend import words_columns as native_words_columns  # the C twin
 from .finishing import Finisher, pad_batch_ids
 from .plans import MAX_SPECIAL_IDS, plans_of, trims_offsets
 from .sequences import SequenceEncoder
@@ -305,8 +306,15 @@ def words_columns(items: list) -> tuple[list[str], bytes | None, bytes]:
     """Pre-split items as ``encode_finished``'s texts, pair rows and groups.
 
     Every first sequence's words, then every pair's; ``groups`` the sequence boundaries
-    over them; a pair row is the index of the item's pair among the sequences.
+    over them; a pair row is the index of the item's pair among the sequences. In C
+    when the extension is built (``backend.words_columns``); this is its reference.
     """
+    fast = native_words_columns(items)
+    return fast if fast is not None else reference_words_columns(items)
+
+
+def reference_words_columns(items: list) -> tuple[list[str], bytes | None, bytes]:
+    """``words_columns`` in Python (the pure-Python backend, and the C one's twin)."""
     firsts = [first for first, _ in items]
     seconds = [second for _, second in items if second is not None]
     texts = [word for words in firsts for word in words]

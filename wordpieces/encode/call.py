@@ -37,6 +37,7 @@ from ..encoding.batch_encoding import (
 from ..encoding.padding import PaddingParams, TruncationParams, check_multiple_fits
 from ..encoding.token_columns import TokenColumns
 from ..errors import check_thread_count, require
+from ..fast.backend import word_items
 from .batches import column_positions
 from .engine import Columns, EncodeSettings, Pipeline, one_text_native, run
 from .pretokenized import check_words
@@ -236,18 +237,31 @@ def _items(text, text_pair) -> tuple[list, bool]:
 
 
 def _word_items(text, text_pair) -> tuple[list, bool]:
-    """``_items`` for ``is_split_into_words``: a list of words, or a batch of them."""
+    """``_items`` for ``is_split_into_words``: a list of words, or a batch of them.
+
+    A batch of plain lists of str is checked and copied in C (``backend.word_items``);
+    anything else takes ``reference_word_items``, which raises the errors.
+    """
     batched = isinstance(text, list | tuple) and bool(text) and isinstance(text[0], list | tuple)
+    if batched:
+        fast = word_items(text, text_pair)
+        if fast is not None:
+            return fast, True
+    return reference_word_items(text, text_pair, batched), batched
+
+
+def reference_word_items(text, text_pair, batched: bool) -> list:
+    """``_word_items``' items in Python (and the C one's twin)."""
     if not batched:
         pair = None if text_pair is None else check_words(text_pair, "text_pair")
-        return [(check_words(text, "text"), pair)], False
+        return [(check_words(text, "text"), pair)]
     if text_pair is not None and (not isinstance(text_pair, list | tuple)
                                   or len(text_pair) != len(text)):
         raise ValueError("text_pair must be a list of word lists as long as text")
     if text_pair is None:
-        return [(check_words(w, "text", i), None) for i, w in enumerate(text)], True
+        return [(check_words(w, "text", i), None) for i, w in enumerate(text)]
     return [(check_words(w, "text", i), None if p is None else check_words(p, "text_pair", i))
-            for i, (w, p) in enumerate(zip(text, text_pair, strict=True))], True
+            for i, (w, p) in enumerate(zip(text, text_pair, strict=True))]
 
 
 def _padding_params(defaults: CallDefaults, strategy, max_length, pad_to_multiple_of,

@@ -310,6 +310,27 @@ def unzip_items(items: list) -> tuple[list[str], bytearray | None] | None:
     return None if _core is None else _core.unzip(items)
 
 
+def word_items(rows, pair_rows) -> list[tuple[list[str], list[str] | None]] | None:
+    """Pre-split words (``is_split_into_words``) as batch items, copied, in C, or None.
+
+    ``rows``: a list or tuple of word lists (or tuples); ``pair_rows``: None or as many,
+    each None for no pair. None: anything that is not that (str subclasses included: the
+    reference path checks and raises), or the extension is not built.
+    """
+    return None if _core is None else _core.word_items(rows, pair_rows)
+
+
+def words_columns(items: list) -> tuple[list[str], bytearray | None, bytearray] | None:
+    """``word_items``' items as ``(texts, pair_rows, groups)`` in C, or None.
+
+    ``texts``: every first sequence's words, then every pair's; ``groups`` (int64) the
+    sequence bounds over them; ``pair_rows`` (int64, one per item) the sequence of each
+    item's pair, or -1 (None when no item has one). None: items of another shape, or the
+    extension is not built.
+    """
+    return None if _core is None else _core.words_columns(items)
+
+
 def texts_with_chars(texts: list[str], chars: str, num_threads: int | None = 1
                      ) -> list[int] | None:
     """Indices of the texts holding one of ``chars`` (one scan in C, on threads), or None.

@@ -1,8 +1,9 @@
-/* Python glue of core/wp_finish.c: _core.unzip(items), and the reading of plans and
- * options wp_finish_batch.c (Encoder.encode_finish) uses.
+/* Python glue of core/wp_finish.c: _core.unzip(items), _core.word_items and
+ * _core.words_columns (pre-split words), and the reading of plans and options
+ * wp_finish_batch.c (Encoder.encode_finish) uses.
  *
- * unzip does a batch's per-item splitting in C so that the Python layer does a constant
- * amount of work per batch. It raises none of the library's own input errors: it answers
+ * unzip and the words functions do a batch's per-item splitting in C so that the Python
+ * layer does a constant amount of work per batch. It raises none of the library's own input errors: it answers
  * None for an item it does not take, and the caller lets the Python reference raise.
  */
 #include "wp_finish_glue.h"
@@ -69,6 +70,133 @@ PyObject *wp_unzip(PyObject *module, PyObject *items)
     if (!rows)
         return Py_BuildValue("(NO)", texts, Py_None);
     return Py_BuildValue("(NN)", texts, rows);
+}
+
+/* ------------------------------------------------------------ pre-split words */
+
+/* A new list of the words of `row`, or NULL: with no error set when `row` is not a list
+ * or tuple of str (the caller answers None), with one when out of memory. It holds str
+ * only and the caller never hands it to a user, so the cyclic collector is spared it
+ * (and its item tuple): a batch of pre-split words makes one per sequence. */
+static PyObject *word_list(PyObject *row)
+{
+    if (!PyList_CheckExact(row) && !PyTuple_CheckExact(row))
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(row);
+    PyObject **word = PySequence_Fast_ITEMS(row);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyUnicode_CheckExact(word[i]))
+            return NULL;
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        Py_INCREF(word[i]);
+        PyList_SET_ITEM(out, i, word[i]);
+    }
+    if (out)
+        PyObject_GC_UnTrack(out);
+    return out;
+}
+
+/* word_items(rows, pair_rows) -> [(words, pair words or None)], each a new list, or None.
+ * rows: a list or tuple of rows of words; pair_rows None or as long, a row of it None
+ * for no pair. None: anything else (the Python reference raises its error). */
+PyObject *wp_word_items(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *rows, *pairs;
+    if (!PyArg_ParseTuple(args, "OO:word_items", &rows, &pairs))
+        return NULL;
+    if ((!PyList_CheckExact(rows) && !PyTuple_CheckExact(rows))
+        || (pairs != Py_None && ((!PyList_CheckExact(pairs) && !PyTuple_CheckExact(pairs))
+                                 || PySequence_Fast_GET_SIZE(pairs)
+                                        != PySequence_Fast_GET_SIZE(rows))))
+        Py_RETURN_NONE;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(rows);
+    PyObject *items = PyList_New(n);
+    for (Py_ssize_t i = 0; items && i < n; i++) {
+        PyObject *pair_row = pairs == Py_None ? Py_None : PySequence_Fast_GET_ITEM(pairs, i);
+        PyObject *words = word_list(PySequence_Fast_GET_ITEM(rows, i));
+        PyObject *pair = !words || pair_row == Py_None ? NULL : word_list(pair_row);
+        PyObject *item = words && (pair || pair_row == Py_None)
+                             ? PyTuple_Pack(2, words, pair ? pair : Py_None) : NULL;
+        Py_XDECREF(words);
+        Py_XDECREF(pair);
+        if (item)
+            PyObject_GC_UnTrack(item);
+        if (!item) {
+            Py_CLEAR(items);
+            if (PyErr_Occurred())
+                return NULL;
+            Py_RETURN_NONE;
+        }
+        PyList_SET_ITEM(items, i, item);
+    }
+    return items;
+}
+
+static int64_t *int64_column(PyObject **column, Py_ssize_t n)
+{
+    *column = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    return *column ? (int64_t *)PyByteArray_AS_STRING(*column) : NULL;
+}
+
+/* Append the words of `row` (a list) to `texts` at *at; its bound is groups[k + 1]. */
+static void put_words(PyObject *texts, Py_ssize_t *at, PyObject *row, int64_t *groups,
+                      Py_ssize_t k)
+{
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(row); j++) {
+        PyObject *word = PyList_GET_ITEM(row, j);
+        Py_INCREF(word);
+        PyList_SET_ITEM(texts, (*at)++, word);
+    }
+    groups[k + 1] = *at;
+}
+
+/* words_columns(items) -> (texts, pair_rows int64 bytearray or None, groups int64
+ * bytearray), or None: items as word_items makes them. texts: every first sequence's
+ * words, then every pair's; groups: the sequence bounds over texts; pair_rows[i]: the
+ * sequence of item i's pair, or -1. */
+PyObject *wp_words_columns(PyObject *module, PyObject *items)
+{
+    (void)module;
+    if (!PyList_CheckExact(items))
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(items), pairs = 0, words = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(items, i);
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2
+            || !PyList_CheckExact(PyTuple_GET_ITEM(item, 0))
+            || (PyTuple_GET_ITEM(item, 1) != Py_None
+                && !PyList_CheckExact(PyTuple_GET_ITEM(item, 1))))
+            Py_RETURN_NONE;
+        words += PyList_GET_SIZE(PyTuple_GET_ITEM(item, 0));
+        if (PyTuple_GET_ITEM(item, 1) != Py_None) {
+            pairs++;
+            words += PyList_GET_SIZE(PyTuple_GET_ITEM(item, 1));
+        }
+    }
+    PyObject *texts = PyList_New(words), *groups_obj = NULL, *rows_obj = NULL;
+    int64_t *groups = texts ? int64_column(&groups_obj, n + pairs + 1) : NULL;
+    int64_t *rows = groups && pairs ? int64_column(&rows_obj, n) : NULL;
+    if (!groups || (pairs && !rows)) {
+        Py_XDECREF(texts);
+        Py_XDECREF(groups_obj);
+        return NULL;
+    }
+    Py_ssize_t at = 0, next = n;
+    groups[0] = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        put_words(texts, &at, PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 0), groups, i);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 1);
+        if (rows)
+            rows[i] = pair == Py_None ? -1 : next;
+        if (pair != Py_None)
+            put_words(texts, &at, pair, groups, next++);
+    }
+    if (!rows_obj)
+        return Py_BuildValue("(NON)", texts, Py_None, groups_obj);
+    return Py_BuildValue("(NNN)", texts, rows_obj, groups_obj);
 }
 
 /* ------------------------------------------------------------ finish */

@@ -271,6 +271,10 @@ static PyMethodDef core_functions[] = {
      "texts_with_chars(texts, chars) -> indices of the texts holding one of chars, or None"},
     {"unzip", wp_unzip, METH_O,
      "unzip(items) -> (first texts + pair texts, pair_rows int64 or None), or None"},
+    {"word_items", wp_word_items, METH_VARARGS,
+     "word_items(rows, pair_rows) -> [(words, pair words or None)] copied, or None"},
+    {"words_columns", wp_words_columns, METH_O,
+     "words_columns(items) -> (texts, pair_rows int64 or None, groups int64), or None"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {

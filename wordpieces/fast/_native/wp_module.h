@@ -102,6 +102,8 @@ PyObject *wp_rows(PyObject *module, PyObject *args);
 
 /* wp_finish_glue.c: a batch's items split in C */
 PyObject *wp_unzip(PyObject *module, PyObject *items);
+PyObject *wp_word_items(PyObject *module, PyObject *args);
+PyObject *wp_words_columns(PyObject *module, PyObject *items);
 PyObject *wp_encode_finish(EncoderObject *self, PyObject *args);
 PyObject *wp_texts_with_chars(PyObject *module, PyObject *args);
 
