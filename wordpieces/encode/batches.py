@@ -302,7 +302,8 @@ def _id_columns(words: bool) -> int:
     return WANT_WORDS | WANT_SEQUENCES if words else 0
 
 
-def words_columns(items: list) -> tuple[list[str], bytes | None, bytes]:
+def words_columns(items: list
+                  ) -> tuple[list[str], bytes | bytearray | None, bytes | bytearray]:
     """Pre-split items as ``encode_finished``'s texts, pair rows and groups.
 
     Every first sequence's words, then every pair's; ``groups`` the sequence boundaries
