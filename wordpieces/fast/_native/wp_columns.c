@@ -54,21 +54,20 @@ static PyObject *framed_list(PyObject *const *frames, const Py_ssize_t *sizes, i
 /* Offsets of short tokens near the start of a text repeat endlessly: (0, 5), (6, 9)...
  * Tuples are immutable, so one shared tuple per (start, length) serves every list; it
  * saves most allocations, and with them most of the garbage collector's runs (each
- * new tuple counts towards the next one). At most 2048 x 32 tuples (~4 MB), kept. */
-#define WP_PAIR_STARTS 2048
-#define WP_PAIR_LENGTHS 32
-static PyObject **pair_cache;
+ * new tuple counts towards the next one). At most 2048 x 32 tuples (~4 MB), kept
+ * (wp_columns.h: WP_PAIR_STARTS, WP_PAIR_LENGTHS; wp_lazy.c reads the cache inline). */
+PyObject **wp_pair_cache;
 
 PyObject *wp_offset_pair(int64_t a, int64_t b)
 {
     if (a < 0 || a >= WP_PAIR_STARTS || b < a || b - a >= WP_PAIR_LENGTHS)
         return wp_int_pair(a, b);
-    if (!pair_cache &&
-        !(pair_cache = PyMem_Calloc(WP_PAIR_STARTS * WP_PAIR_LENGTHS, sizeof(PyObject *)))) {
+    if (!wp_pair_cache &&
+        !(wp_pair_cache = PyMem_Calloc(WP_PAIR_STARTS * WP_PAIR_LENGTHS, sizeof(PyObject *)))) {
         PyErr_NoMemory();
         return NULL;
     }
-    PyObject **slot = &pair_cache[a * WP_PAIR_LENGTHS + (b - a)];
+    PyObject **slot = &wp_pair_cache[a * WP_PAIR_LENGTHS + (b - a)];
     if (!*slot && !(*slot = wp_int_pair(a, b)))
         return NULL;
     Py_INCREF(*slot);

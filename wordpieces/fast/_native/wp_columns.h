@@ -13,7 +13,11 @@ PyObject *wp_rows_list(int kind, int n_rows, PyObject *const *columns,
                        const Py_ssize_t *bounds, PyObject *const *frames, PyObject *names);
 
 /* The tuple (a, b) of two ints, untracked by the collector; small offsets near a text's
- * start are one shared tuple each (a cache kept for the process). */
+ * start are one shared tuple each: wp_pair_cache[a * WP_PAIR_LENGTHS + b - a] for
+ * a < WP_PAIR_STARTS, b - a < WP_PAIR_LENGTHS (NULL until made; kept for the process). */
+#define WP_PAIR_STARTS 2048
+#define WP_PAIR_LENGTHS 32
+extern PyObject **wp_pair_cache;
 PyObject *wp_offset_pair(int64_t a, int64_t b);
 
 #endif

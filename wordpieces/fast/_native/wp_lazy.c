@@ -85,9 +85,17 @@ static int put_row(PyObject *list, Py_ssize_t at, int kind, const char *data, Py
     PyObject **items = ((PyListObject *)list)->ob_item + at;
     if (kind == LIST_PAIRS) {
         const int64_t *v = (const int64_t *)data;
-        for (Py_ssize_t i = start; i < stop; i++)
-            if (!(*items++ = wp_offset_pair(v[2 * i], v[2 * i + 1])))
+        for (Py_ssize_t i = start; i < stop; i++) {
+            int64_t a = v[2 * i], b = v[2 * i + 1];
+            PyObject *pair = wp_pair_cache && a >= 0 && a < WP_PAIR_STARTS && b >= a
+                             && b - a < WP_PAIR_LENGTHS
+                             ? wp_pair_cache[a * WP_PAIR_LENGTHS + (b - a)] : NULL;
+            if (pair)
+                Py_INCREF(pair);
+            else if (!(pair = wp_offset_pair(a, b)))
                 return -1;
+            *items++ = pair;
+        }
         return 0;
     }
     const int32_t *v = (const int32_t *)data;
@@ -319,12 +327,15 @@ static PyObject *build_field(LazyFieldObject *self, PyObject *obj)
     return out;
 }
 
-static int mark(LazyFieldObject *self, PyObject *obj, long bits)
+/* Set `bits` in obj's _state, whose value is `now` (-1: not read yet). */
+static int mark(LazyFieldObject *self, PyObject *obj, long now, long bits)
 {
     PyObject *state = SLOT(obj, self->state);
-    long now = state ? PyLong_AsLong(state) : 0;
-    if (now == -1 && PyErr_Occurred())
-        return -1;
+    if (now < 0) {
+        now = state ? PyLong_AsLong(state) : 0;
+        if (now == -1 && PyErr_Occurred())
+            return -1;
+    }
     if ((now | bits) == now && state)
         return 0;
     PyObject *next = PyLong_FromLong(now | bits);
@@ -367,14 +378,17 @@ static PyObject *LazyField_get(LazyFieldObject *self, PyObject *obj, PyObject *t
         Py_INCREF(value);
         return value;
     }
+    Py_XINCREF(state); /* held: building from other raw tokens runs Python code */
     PyObject *value = build_field(self, obj);
+    int same = SLOT(obj, self->state) == state;
+    Py_XDECREF(state);
     if (!value)
         return NULL;
     PyObject *old = SLOT(obj, self->slot);
     Py_INCREF(value);
     SLOT(obj, self->slot) = value;
     Py_XDECREF(old);
-    if (mark(self, obj, self->bit | self->touched) < 0) {
+    if (mark(self, obj, same ? now : -1, self->bit | self->touched) < 0) {
         Py_DECREF(value);
         return NULL;
     }
@@ -394,7 +408,7 @@ static int LazyField_set(LazyFieldObject *self, PyObject *obj, PyObject *value)
     Py_INCREF(value);
     SLOT(obj, self->slot) = value;
     Py_XDECREF(old);
-    return mark(self, obj, self->bit | self->touched);
+    return mark(self, obj, -1, self->bit | self->touched);
 }
 
 static PyObject *LazyField_doc(LazyFieldObject *self, void *closure)
