@@ -26,7 +26,8 @@ from wordpieces.fast.word_encoder import WordEncoder
 from wordpieces.flavors.rules import FLAVORS, get_flavor
 from wordpieces.pipeline.models import WordLevel, WordPiece
 from wordpieces.pipeline.normalizers import BertNormalizer, Lowercase
-from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer, Metaspace
+from wordpieces.pipeline.pre_tokenizers import BertPreTokenizer, Digits, Metaspace
+from wordpieces.pipeline.pre_tokenizers import Sequence as PreSequence
 from wordpieces.vocab import Vocab
 
 # the module, even once wordpieces/__init__.py exports its backend() function
@@ -365,13 +366,13 @@ def test_unknown_backend_is_an_error(monkeypatch):
 @pytest.mark.shared_data
 @pytest.mark.parametrize("stages", ["generic", "word_level"])
 def test_pipelines_the_c_path_does_not_cover_use_python(uncased, stages):
-    """A stage that is no per-character fact (Metaspace), or WordLevel: Python.
+    """A stage that is no per-character fact (Metaspace before Digits), or WordLevel: Python.
 
     (Pipelines of charwise normalizers and class pre-tokenizers, and prefixes starting
     with a word character, run in C: tests/differential/test_native_pipelines.py.)
     """
     if stages == "generic":
-        parts = (Lowercase(), Metaspace(), WordPiece(uncased))
+        parts = (Lowercase(), PreSequence([Metaspace(), Digits()]), WordPiece(uncased))
     else:
         parts = (BertNormalizer(), BertPreTokenizer(), WordLevel(uncased))
     assert type(make_word_encoder(*parts)) is PythonWordEncoder

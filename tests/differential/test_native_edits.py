@@ -7,8 +7,10 @@ staged path, the others the compiled one); each alone and after BERT's stage in 
 ``Sequence``, read by both libraries from the same ``tokenizer.json``, compared with live
 HF ``tokenizers`` on the shared corpora (with lines holding the patterns and outer
 whitespace) and generated text, on both backends. Each takes the native path; the
-variants that cannot compile (``Prepend``, ``Metaspace`` in each of its settings, a
+variants that cannot compile (a ``Prepend`` before a deleting stage or after a ``Strip``, a
 ``Strip`` the pre-tokenizer would see, a pattern spanning a space) name their stage.
+``Metaspace``, the pre-tokenizer's edit step, has its own module:
+``test_native_metaspace.py``.
 """
 
 from __future__ import annotations
@@ -48,11 +50,6 @@ def _strip(left: bool = True, right: bool = True) -> dict:
 
 def _replace(pattern: str, content: str) -> dict:
     return {"type": "Replace", "pattern": {"String": pattern}, "content": content}
-
-
-def _metaspace(scheme: str, split: bool) -> dict:
-    return {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": scheme,
-            "split": split}
 
 
 WHITESPACE = {"type": "Whitespace"}
@@ -99,11 +96,6 @@ GENERAL = {
     "Strip then Replace( ->_)": (_seq_n(_strip(), _replace(" ", "_")), BERT_P,
                                  "normalizer Strip"),
     "Replace(a b->x)": (_replace("a b", "x"), BERT_P, "normalizer Replace"),
-    **{f"Metaspace({scheme}, split={split})": (BERT_N, _metaspace(scheme, split),
-                                               "pre_tokenizer Metaspace")
-       for scheme in ("always", "first", "never") for split in (True, False)},
-    "Seq[Bert,Metaspace]": (BERT_N, _seq_p(BERT_P, _metaspace("always", True)),
-                            "pre_tokenizer Metaspace"),
 }
 
 EXTRA = ["\x00hi x", "\u00adab", "\u2581hi", "A", "\x00", "x#1 #x",

@@ -125,6 +125,8 @@ def _why_not_native(reference: WordEncoder) -> str:
         return "model WordPiece has no unknown token"
     if len(reference.run_classes) > len(RUN_LETTERS):
         return "pre_tokenizer: more run classes than the C table holds"
+    if reference.metaspace is not None:
+        return "pre_tokenizer Metaspace: the C walk has no Metaspace step yet"
     return ""
 
 
@@ -137,9 +139,10 @@ def explain_backend(tokenizer=None, *, normalizer=None, pre_tokenizer=None,
     general path, naming the stage that keeps the pipeline off the fast paths.
 
     >>> from wordpieces.pipeline import normalizers, pre_tokenizers
-    >>> explain_backend(normalizer=normalizers.Lowercase(),
-    ...                 pre_tokenizer=pre_tokenizers.Metaspace(), model=WordPiece(["[UNK]"]))
-    'python: pre_tokenizer Metaspace: edits the text (writes its replacement for spaces)'
+    >>> explain_backend(normalizer=normalizers.Lowercase(), model=WordPiece(["[UNK]"]),
+    ...                 pre_tokenizer=pre_tokenizers.Sequence([pre_tokenizers.Metaspace(),
+    ...                                                        pre_tokenizers.Digits()]))
+    'python: pre_tokenizer Metaspace: before another member of a Sequence, or in a nested one'
     """
     if tokenizer is not None:
         normalizer, pre_tokenizer = tokenizer.normalizer, tokenizer.pre_tokenizer

@@ -23,11 +23,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping
-from itertools import accumulate
 from typing import cast
 
-from ..encoding.lazy_encoding import IdTokens, ListTokens
+from ..encoding.lazy_encoding import ListTokens
 from ..pipeline.char_forms import char_class_form, charwise_form, run_classes_of
+from ..pipeline.metaspace_form import BEGIN, MetaspaceForm, metaspace_form
 from ..pipeline.models import Model, Pieces
 from ..pipeline.normalizers import (
     BertNormalizer,
@@ -45,17 +45,15 @@ from ..pipeline.pre_tokenizers import (
     PreTokenizer,
     split_pieces,
 )
+from .chunks import Chunk, ChunkTokens, Generations, chunk_offsets, chunk_word_ids, word_chunk
+from .metaspace_words import FirstWord, MetaspaceText, metaspace_split
 
 COMPLEX = "c"
 GLUE = "g"  # deleted by the normalizer, in a pipeline of several run classes
 CACHE_SIZE = 200_000
 _WORDS_AND_ISOLATED = re.compile(ISOLATE + "|" + WORD + "+")
-_NON_SPACE = re.compile(r"\S+")  # \s is str.isspace(), where str.split() cuts
 _ASCII_WORDS = re.compile(r"[0-9A-Za-z]+|[^0-9A-Za-z]")  # "(don't)" -> ( don ' t )
 
-# A chunk's ids, (id, start, end) per token, word index per token, number of words; all
-# tuples, which the garbage collector stops tracking (a cold cache fills with thousands)
-Chunk = tuple[tuple[int, ...], Pieces, tuple[int, ...], int]
 
 
 class WordEncoder:
@@ -78,22 +76,26 @@ class WordEncoder:
         self._cache: dict[str, Pieces] = {}
         forms = fast_forms(normalizer, pre_tokenizer, prefix=prefix)
         self.prefix = ""  # a Prepend's text, written before each non-empty text
+        self.metaspace: tuple[str, str, bool] | None = None  # MetaspaceForm.settings()
+        self._text_encoder: MetaspaceText | FirstWord | None = None  # the text's encoder
         self.fused = not isinstance(forms, str)
         self.why_general = forms if isinstance(forms, str) else ""
         if not isinstance(forms, str):
             # Fused: the pipeline read through the contracts the per-character tables
             # are built from (pipeline.char_forms).
             self._charwise, self._pre_form = forms
+            meta = self._pre_form if isinstance(self._pre_form, MetaspaceForm) else None
+            self._space_as = meta.replacement if meta else " "  # Metaspace writes spaces so
             self.run_classes = run_classes_of(self._pre_form)
             self._pre_classes = self._pre_form.classes
             self._classes = original_classes(self._charwise, self._pre_form)
-            self._word_pattern = _word_pattern(self.run_classes)
+            self._word_pattern = _word_pattern(self.run_classes, bool(meta))
             self._word_map = CharClasses(self._word_char)
             self._reshaped = CharClasses(self._reshaped_char)
             # Ids alone for the hot loop (a tuple per chunk: little for the collector to
             # track), whole entries for texts whose offsets are read.
-            self._chunk_ids_cache = _Generations(CACHE_SIZE // 2)
-            self._chunks = _Generations(CACHE_SIZE // 2)
+            self._chunk_ids_cache = Generations(CACHE_SIZE // 2)
+            self._chunks = Generations(CACHE_SIZE // 2)
             self._false_spaces = self._false_space_pattern()
             self._ascii_fold, self._ascii_words = self._plain_ascii()
             # ASCII letters and digits make one word (one run class): a chunk of them is
@@ -112,6 +114,8 @@ class WordEncoder:
                                     "(a context character)")
             if self.prefix:
                 self._kept = CharClasses(lambda ch: "k" if self._charwise.mapped(ch) else "")
+            if meta:
+                self._metaspace(meta)
 
     # ------------------------------------------------------------ public
 
@@ -134,6 +138,8 @@ class WordEncoder:
         """Return ids, offsets into ``text`` and the index of the word of each token."""
         if self.prefix and text:
             return self._prefixed(text)
+        if self._text_encoder:
+            return self._text_encoder.encode(text)
         return self._encode_plain(text)
 
     def _encode_plain(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
@@ -144,15 +150,15 @@ class WordEncoder:
         ids: list[int] = []
         for entry in entries:
             ids += entry[0]
-        return ids, _chunk_offsets(text, parts, entries), _chunk_word_ids(entries)
+        return ids, chunk_offsets(text, parts, entries), chunk_word_ids(entries)
 
     def encode_raw(self, text: str):
         """Return the tokens of ``text``: ids now, offsets and word ids when asked for.
 
         What ``lazy_encoding.LazyEncoding`` holds; the ids are what every caller reads.
         """
-        if self.prefix and text:
-            return ListTokens(*self._prefixed(text))
+        if (self.prefix and text) or self._text_encoder:
+            return ListTokens(*self.encode(text))
         if not self.fused or self._false_spaces.search(text):  # not _chunkable
             return ListTokens(*_collect(self._words(text)))
         return ChunkTokens(self, text, self._chunk_ids(text))
@@ -168,6 +174,8 @@ class WordEncoder:
             if not self._prefix_applies(text):
                 return [id_ for _, pieces in self._words(text) for id_, _, _ in pieces]
             text = self.prefix + text
+        elif self._text_encoder:
+            return self._text_encoder.encode_ids(text)
         if not self._chunkable(text):
             return [id_ for _, pieces in self._words(text) for id_, _, _ in pieces]
         return self._chunk_ids(text)
@@ -246,12 +254,12 @@ class WordEncoder:
         if self._ascii_fold and chunk.isascii() and chunk.isprintable():
             if not (self._alnum_fold and chunk.isalnum()):  # "world!", "(don't)"
                 return self._ascii_words_chunk(chunk)  # ASCII words are easy to find
-            return _word_chunk(self._split(self._ascii_fold(chunk)))
+            return word_chunk(self._split(self._ascii_fold(chunk)))
         elif not self._one_word(chunk.translate(self._classes)):  # punctuation, CJK...
             ids, offsets, word_ids = _collect(self._words(chunk))
             pieces = tuple((i, s, e) for i, (s, e) in zip(ids, offsets, strict=True))
             return tuple(ids), pieces, tuple(word_ids), word_ids[-1] + 1 if word_ids else 0
-        return _word_chunk(self._cache.get(chunk) or self._word_pieces(chunk))  # one word
+        return word_chunk(self._cache.get(chunk) or self._word_pieces(chunk))  # one word
 
     def _ascii_words_chunk(self, chunk: str) -> Chunk:
         """Encode a printable ASCII chunk of several words: letters and digits, or one sign."""
@@ -319,22 +327,42 @@ class WordEncoder:
 
     def _word_pieces(self, word: str) -> Pieces:
         """Normalize one original word, tokenize it, map pieces to original offsets."""
-        fold = self._ascii_fold
-        if fold and word.isascii() and word.isprintable():
-            pieces: Pieces = self._split(fold(word))
-        elif not (normalized := word.translate(self._word_map)):
-            pieces = ()
-        elif not word.translate(self._reshaped):  # each character gives one: same offsets
-            pieces = self._split(normalized)
-        else:
-            ns = self._normalize_word(word)
-            shift, end = self._inner_span(ns.normalized)
-            pieces = tuple((i, *ns.span(shift + s, shift + e))
-                           for i, s, e in self._split(ns.normalized[shift:end]))
+        pieces = self._pieces_of(word, self._split)
         if len(self._cache) >= CACHE_SIZE:
             self._cache.clear()
         self._cache[word] = pieces
         return pieces
+
+    def _pieces_of(self, word: str, split: Callable[[str], Pieces]) -> Pieces:
+        """``_word_pieces`` with this ``split`` of the normalized word, not cached."""
+        fold = self._ascii_fold
+        if fold and word.isascii() and word.isprintable():
+            return split(fold(word))
+        if not (normalized := word.translate(self._word_map)):
+            return ()
+        if not word.translate(self._reshaped):  # each character gives one: same offsets
+            return split(normalized)
+        ns = self._normalize_word(word)
+        shift, end = self._inner_span(ns.normalized)
+        return tuple((i, *ns.span(shift + s, shift + e))
+                     for i, s, e in split(ns.normalized[shift:end]))
+
+    def _metaspace(self, meta: MetaspaceForm) -> None:
+        """Run ``Metaspace``'s edit step (``fast.metaspace_words``): alone, the text's
+        encoder; after other members, the word split (and the first word's prefix)."""
+        self.metaspace = meta.settings()
+        split = self.model.split
+        if not meta.each_word:
+            self._text_encoder = MetaspaceText(meta, self._classes, self._word_map, split,
+                                               self._general_words, _python_spaces(), COMPLEX)
+            return
+        self._split = metaspace_split(meta, split, meta.prepend_scheme == "always")
+        if meta.prepend_scheme == "first":
+            first = metaspace_split(meta, split, True)
+            self._text_encoder = FirstWord(
+                self._classes, self._word_map, self._word_pattern, self._encode_plain,
+                lambda word: self._pieces_of(word, first),
+                lambda text: _collect(self._general_words(text)), COMPLEX)
 
     def _general_words(self, text: str):
         ns = (self.normalizer.normalize(text) if self.normalizer
@@ -350,7 +378,7 @@ class WordEncoder:
     def _word_char(self, ch: str) -> str:
         mapped = self._charwise.mapped(ch)
         start, end = self._inner_span(mapped)
-        return mapped[start:end]
+        return mapped[start:end].replace(" ", self._space_as)  # Metaspace's replacement
 
     def _reshaped_char(self, ch: str) -> str:
         """``ch`` if it normalizes to anything but one (non-space) character, else ``""``."""
@@ -376,12 +404,13 @@ class WordEncoder:
 def original_classes(normalizer: CharwiseNormalizer,
                      pre_tokenizer: CharClassPreTokenizer) -> CharClasses:
     """The class of each original character (code point -> class letter, filled on use)."""
-    return CharClasses(functools.partial(_classify_original, normalizer,
-                                         pre_tokenizer.classes, run_classes_of(pre_tokenizer)))
+    return CharClasses(functools.partial(
+        _classify_original, normalizer, pre_tokenizer.classes, run_classes_of(pre_tokenizer),
+        getattr(pre_tokenizer, "each_word", False)))  # Metaspace after other members
 
 
 def _classify_original(norm: CharwiseNormalizer, pre_classes: Mapping[int, str],
-                       runs: str, ch: str) -> str:
+                       runs: str, after: bool, ch: str) -> str:
     """Class of an original character, from what it normalizes to."""
     if ch in norm.context_chars:
         return COMPLEX
@@ -394,6 +423,10 @@ def _classify_original(norm: CharwiseNormalizer, pre_classes: Mapping[int, str],
     classes = mapped.translate(pre_classes)
     if set(classes) == {SPACE}:
         return SPACE
+    if BEGIN in classes:  # starts a word at each replacement its text holds (Metaspace):
+        # alone, anywhere in it; after other members, the words' regex needs it first
+        lone = classes[0] == BEGIN and not classes[1:].strip(WORD)
+        return BEGIN if lone or (not after and not classes.strip(BEGIN + WORD)) else COMPLEX
     inner = classes.strip(SPACE)
     # A lone word character is cut off only if spaced on both sides (a CJK char);
     # " x" (TF folds U+037A to " ι") starts a word that goes on.
@@ -404,10 +437,11 @@ def _classify_original(norm: CharwiseNormalizer, pre_classes: Mapping[int, str],
     return COMPLEX
 
 
-def _word_pattern(runs: str) -> re.Pattern:
-    """The regex finding words in a text's class letters: one isolate or one run."""
+def _word_pattern(runs: str, begins: bool = False) -> re.Pattern:
+    """The regex finding words in a text's class letters: one isolate or one run
+    (``begins``: of one run class, also starting at each ``BEGIN``)."""
     if runs == WORD:
-        return _WORDS_AND_ISOLATED
+        return re.compile(f"{ISOLATE}|{BEGIN}{WORD}*|{WORD}+") if begins else _WORDS_AND_ISOLATED
     return re.compile("|".join([ISOLATE, *(f"{r}(?:{GLUE}*{r})*" for r in runs)]))
 
 
@@ -420,12 +454,16 @@ def fast_forms(normalizer, pre_tokenizer, *, prefix: bool = False
     """
     if pre_tokenizer is None:
         return "no pre-tokenizer (the whole text is one word)"
-    pre = char_class_form(pre_tokenizer)
+    meta = metaspace_form(pre_tokenizer)
+    pre = char_class_form(pre_tokenizer) if meta is None else meta
     if isinstance(pre, str):
         return pre
     charwise = charwise_form(normalizer, pre.classes, prefix=prefix)  # edits need classes
     if isinstance(charwise, str):
         return charwise
+    text_prefix: str = getattr(charwise, "prefix", "")
+    if meta is not None and text_prefix:
+        return "normalizer Prepend: with a Metaspace pre-tokenizer (two edit steps)"
     if (type(normalizer) is BertNormalizer and type(pre_tokenizer) is BertPreTokenizer
             and normalizer.flavor != pre_tokenizer.flavor):
         return (f"BertNormalizer of flavor {normalizer.flavor!r} with a BertPreTokenizer "
@@ -433,91 +471,10 @@ def fast_forms(normalizer, pre_tokenizer, *, prefix: bool = False
     return charwise, pre
 
 
-class _Generations:
-    """A bounded cache in two generations, the cheap cousin of LRU.
-
-    Hot loops look keys up in ``young`` and call ``keep`` on a miss, after a look in
-    ``old``. When ``young`` fills up it becomes ``old`` (the previous ``old`` is
-    dropped), and keys still in use move back to ``young`` on their next miss.
-    """
-
-    __slots__ = ("young", "old", "limit")
-
-    def __init__(self, limit: int):
-        self.young: dict = {}
-        self.old: dict = {}
-        self.limit = limit
-
-    def keep(self, key, value):
-        """Store ``value`` under ``key`` in the young generation; return ``value``."""
-        if len(self.young) >= self.limit:
-            self.old, self.young = self.young, {}
-        self.young[key] = value
-        return value
-
-    def __len__(self) -> int:
-        return len(self.young) + len(self.old)
-
-
 @functools.cache
 def _python_spaces() -> tuple[str, ...]:
     """Every character ``str.split()`` cuts on (computed once: it scans all code points)."""
     return tuple(ch for ch in map(chr, range(0x110000)) if ch.isspace())
-
-
-class ChunkTokens(IdTokens):
-    """Raw tokens of a chunkable text: its ids, and its chunks looked up again when asked.
-
-    Only the ids are kept (fewer objects per text for the garbage collector to walk);
-    offsets and word ids are put together from the chunk cache when first asked for.
-    Methods as ``lazy_encoding.ListTokens``.
-    """
-
-    __slots__ = ("_encoder", "_text")
-
-    def __init__(self, encoder: WordEncoder, text: str, ids: list[int]):
-        self._ids, self._encoder, self._text = ids, encoder, text  # one per text: no super()
-
-    def offsets(self, before: tuple = (), after: tuple = ()) -> list[tuple[int, int]]:
-        parts = self._text.split()
-        body = _chunk_offsets(self._text, parts, self._encoder.chunk_entries(parts))
-        return [*before, *body, *after] if before or after else body
-
-    def word_ids(self, before: tuple = (), after: tuple = ()) -> list[int | None]:
-        body = _chunk_word_ids(self._encoder.chunk_entries(self._text.split()))
-        if before or after:
-            return [*before, *body, *after]
-        return cast("list[int | None]", body)  # a list of ints is one of ints or None
-
-
-def _word_chunk(pieces: Pieces) -> Chunk:
-    """The cache entry of a chunk that is one word (or none: all its characters deleted)."""
-    if len(pieces) == 1:
-        return (pieces[0][0],), pieces, (0,), 1
-    return tuple(i for i, _, _ in pieces), pieces, (0,) * len(pieces), 1 if pieces else 0
-
-
-def _chunk_offsets(text: str, parts: list[str], entries: list[Chunk]) -> list[tuple[int, int]]:
-    """Offsets into ``text`` of the tokens of its chunks (``parts``, their ``entries``)."""
-    return [(p + s, p + e) for p, entry in zip(_chunk_starts(text, parts), entries, strict=True)
-            for _, s, e in entry[1]]
-
-
-def _chunk_word_ids(entries: list[Chunk]) -> list[int]:
-    """The word index in the text of each token of its chunks."""
-    firsts = accumulate((entry[3] for entry in entries), initial=0)
-    return [first + w for first, entry in zip(firsts, entries, strict=False) for w in entry[2]]
-
-
-def _chunk_starts(text: str, parts: list[str]) -> list[int]:
-    """Where each of ``text.split()``'s parts starts in ``text``."""
-    body = text.lstrip()
-    if " ".join(parts) != body.rstrip():  # not single spaces: look for each part
-        return [m.start() for m in _NON_SPACE.finditer(text)]
-    lead = len(text) - len(body)
-    # single spaces between parts (most texts): their starts add up
-    return [lead + i + before for i, before in enumerate(accumulate(map(len, parts),
-                                                                    initial=0))][:len(parts)]
 
 
 def _collect(words) -> tuple[list[int], list[tuple[int, int]], list[int]]:

@@ -427,16 +427,52 @@ class Metaspace(PreTokenizerBase):
     def __init__(self, replacement: str = "\u2581", prepend_scheme: str = "always",
                  split: bool = True):
         check_metaspace(replacement, prepend_scheme)
-        self.replacement, self.prepend_scheme, self.split_words = (
-            replacement, prepend_scheme, bool(split))
-        self.uses_position = prepend_scheme == "first"
+        self._settings = (replacement, prepend_scheme, bool(split))
+
+    # Settable, as in HF (the fast paths compile them: a change rebuilds them).
+    @property
+    def replacement(self) -> str:
+        """The character spaces are written as (one character)."""
+        return self._settings[0]
+
+    @replacement.setter
+    def replacement(self, value: str) -> None:
+        self._set(value, self.prepend_scheme, self.split_words)
+
+    @property
+    def prepend_scheme(self) -> str:
+        """``"always"``, ``"first"`` or ``"never"``."""
+        return self._settings[1]
+
+    @prepend_scheme.setter
+    def prepend_scheme(self, value: str) -> None:
+        self._set(self.replacement, value, self.split_words)
+
+    @property
+    def split_words(self) -> bool:
+        """Start a word at each replacement (HF's ``split``)."""
+        return self._settings[2]
+
+    @split_words.setter
+    def split_words(self, value: bool) -> None:
+        self._set(self.replacement, self.prepend_scheme, value)
+
+    def _set(self, replacement: str, prepend_scheme: str, split: bool) -> None:
+        check_metaspace(replacement, prepend_scheme)
+        self._settings = (replacement, prepend_scheme, bool(split))
+        settings_changed()
+
+    @property
+    def uses_position(self) -> bool:  # type: ignore[override]  # decided by prepend_scheme
+        """Whether where a piece stands matters (``"first"``: only at the text's start)."""
+        return self.prepend_scheme == "first"
 
     def split_strings(self, ns: NormalizedString, *, whole: bool = True
                       ) -> list[NormalizedString]:
         if not ns.normalized:
             return []
         ns = self._replaced(ns)
-        if self._prepends(ns, whole):
+        if self._prepends(ns):
             changes = [(self.replacement, 0), (ns.normalized[0], 1)]
             ns = ns.apply_changes(changes, start=0, end=1)
         if not self.split_words:
@@ -451,11 +487,12 @@ class Metaspace(PreTokenizerBase):
         changes = [(self.replacement, 0) if ch == " " else (ch, 0) for ch in text]
         return ns.apply_changes(changes)  # one for one: alignments unchanged
 
-    def _prepends(self, ns: NormalizedString, whole: bool) -> bool:
+    def _prepends(self, ns: NormalizedString) -> bool:
         if ns.normalized.startswith(self.replacement) or self.prepend_scheme == "never":
             return False
-        # HF's "first": the piece starts the text (its original offset is 0)
-        return self.prepend_scheme == "always" or whole or ns.alignments[0][0] == 0
+        # HF's "first": the piece starts the text: its first character is the original's
+        # 0 (not when the normalizer deleted what was there: "\x00hi" gets none, live)
+        return self.prepend_scheme == "always" or ns.alignments[0][0] == 0
 
     def split(self, ns: NormalizedString) -> list[tuple[int, int]]:
         raise TypeError("Metaspace edits the text: ask it for split_strings(ns)")
@@ -474,7 +511,11 @@ class Sequence(PreTokenizerBase):
 
     def __init__(self, pretokenizers):
         self.pretokenizers = list(pretokenizers)
-        self.uses_position = any(getattr(p, "uses_position", False) for p in self.pretokenizers)
+
+    @property
+    def uses_position(self) -> bool:  # type: ignore[override]  # its members say
+        """Whether a member treats the start of the text apart (read live: settable)."""
+        return any(getattr(p, "uses_position", False) for p in self.pretokenizers)
 
     def __getitem__(self, index: int):
         """The pre-tokenizer at ``index`` (HF's ``seq[0]``)."""

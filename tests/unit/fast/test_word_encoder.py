@@ -18,10 +18,12 @@ from wordpieces.pipeline.pre_tokenizers import (
     WORD,
     BertPreTokenizer,
     CharClasses,
+    Digits,
     Metaspace,
     Whitespace,
     WhitespaceSplit,
 )
+from wordpieces.pipeline.pre_tokenizers import Sequence as PreSequence
 from wordpieces.vocab import Vocab
 
 
@@ -214,8 +216,9 @@ def test_char_facts_are_a_characters_class_and_word_text():
 
 
 def test_char_facts_need_the_fused_pipeline():
-    """A pipeline with no per-character facts (Metaspace edits the text): a clear error."""
-    encoder = WordEncoder(Lowercase(), Metaspace(), WordPiece(["[UNK]"]))
+    """A pipeline with no per-character facts (Metaspace before Digits): a clear error."""
+    pre = PreSequence([Metaspace(), Digits()])
+    encoder = WordEncoder(Lowercase(), pre, WordPiece(["[UNK]"]))
     assert not encoder.fused
     with pytest.raises(ValueError, match="fused pipeline: pre_tokenizer Metaspace"):
         encoder.char_facts(ord("A"))

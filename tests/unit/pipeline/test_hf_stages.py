@@ -222,3 +222,22 @@ def test_metaspace_first_after_an_added_token_matches_hf(text, normalized):
     mine, reference = ours.encode(text), theirs.encode(text)
     assert (mine.tokens, mine.offsets, mine.word_ids) == (
         reference.tokens, reference.offsets, reference.word_ids)
+
+
+@pytest.mark.parametrize("text", ["qhi x", "qqhi", "hi x", " hi", "q hi", "qq", "hiq x"])
+@pytest.mark.parametrize("split", [True, False])
+def test_metaspace_first_after_a_deleted_start_matches_hf(text, split):
+    """"first" prepends only when the normalized text starts at the original's character
+    0: not when the normalizer deleted what stood there (a regex Replace keeps this on the
+    staged path, where Metaspace itself decides)."""
+    doc = {"version": "1.0", "added_tokens": [], "post_processor": None, "decoder": None,
+           "truncation": None, "padding": None,
+           "normalizer": {"type": "Replace", "pattern": {"Regex": "q+"}, "content": ""},
+           "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581",
+                             "prepend_scheme": "first", "split": split},
+           "model": {"type": "WordLevel", "unk_token": "[UNK]",
+                     "vocab": {"[UNK]": 0, "hi": 1, "\u2581hi": 2, "\u2581x": 3, "x": 4}}}
+    ours, theirs = Tokenizer.from_str(json.dumps(doc)), hf.Tokenizer.from_str(json.dumps(doc))
+    mine, reference = ours.encode(text), theirs.encode(text)
+    assert (mine.tokens, mine.offsets, mine.word_ids) == (
+        reference.tokens, reference.offsets, reference.word_ids)

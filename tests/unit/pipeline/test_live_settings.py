@@ -12,7 +12,7 @@ from tests.shared_data import shared_path
 from wordpieces.fast.backend import NativeWordEncoder, PythonWordEncoder
 from wordpieces.pipeline.models import WordLevel, WordPiece
 from wordpieces.pipeline.normalizers import BertNormalizer
-from wordpieces.pipeline.pre_tokenizers import Digits
+from wordpieces.pipeline.pre_tokenizers import Digits, Metaspace
 from wordpieces.tokenizer import Tokenizer
 
 hf = pytest.importorskip("tokenizers")
@@ -49,6 +49,22 @@ def test_digits_individual_set_later_acts_as_hf():
     assert ours.pre_tokenize_str("a123b 45") == theirs.pre_tokenize_str("a123b 45")
     ours.individual_digits = theirs.individual_digits = False
     assert ours.pre_tokenize_str("a123b 45") == theirs.pre_tokenize_str("a123b 45")
+
+
+def test_metaspace_options_set_later_act_as_hf():
+    """Metaspace's replacement, prepend_scheme and split set later split as HF's after the
+    same assignments (ours is split_words: split is the method)."""
+    ours, theirs = Metaspace(), hf.pre_tokenizers.Metaspace()
+    for name, value in (("prepend_scheme", "never"), ("replacement", "_"),
+                        ("split", False), ("prepend_scheme", "first")):
+        setattr(theirs, name, value)
+        setattr(ours, "split_words" if name == "split" else name, value)
+        assert ours.uses_position == (ours.prepend_scheme == "first")
+        for text in ("hi there", " a  b_c"):
+            assert ours.pre_tokenize_str(text) == theirs.pre_tokenize_str(text), (name, text)
+    with pytest.raises(ValueError, match="one character"):
+        ours.replacement = "ab"
+    assert ours.replacement == "_"
 
 
 def test_wordpiece_unk_token_set_later_acts_as_hf():
@@ -115,3 +131,18 @@ def test_digits_and_unk_set_on_a_live_tokenizer(backend_name):
     tok.model.unk_token = "[MASK]"
     assert tok.encode_batch_ids(["\u2603"], add_special_tokens=False) == [[103]]
     assert tok.tokenize("\u2603") == ["[MASK]"]
+
+
+@pytest.mark.shared_data
+def test_metaspace_scheme_set_on_a_live_tokenizer(backend_name):
+    """The compiled Metaspace follows a prepend_scheme set after encoding, as HF's."""
+    vocab = shared_path("vocab", "bert-base-uncased.vocab.txt")
+    theirs = hf_from_vocab(vocab)
+    theirs.pre_tokenizer = hf.pre_tokenizers.Metaspace()
+    ours = Tokenizer.from_str(theirs.to_str())
+    texts = ["a b", "\x00a b"]
+    assert ours.encode_batch_ids(texts) == [e.ids for e in theirs.encode_batch(texts)]
+    ours.pre_tokenizer.prepend_scheme = theirs.pre_tokenizer.prepend_scheme = "never"
+    expected = [e.ids for e in theirs.encode_batch(texts)]
+    assert ours.encode_batch_ids(texts) == expected
+    assert [ours.encode(t).ids for t in texts] == expected
