@@ -23,11 +23,9 @@ import os
 import re
 from collections.abc import Iterable
 
-from .encode.call import CallDefaults, call_tokenizer, one_text_lane
 from .encode.engine import EncodeSettings, Pipeline, run
 from .encode.plans import plans_of
 from .encode.sequences import SequenceEncoder
-from .encoding.batch_encoding import BatchEncoding
 from .encoding.encoding import Encoding
 from .encoding.padding import PaddingParams, TruncationParams
 from .errors import TokenizeError, VocabError, check_batch
@@ -585,68 +583,6 @@ class Tokenizer(TransformersMixin):
         prefix = getattr(self._model, "continuing_subword_prefix", "")
         return detokenize(self.lookup(ids), reserved_tokens=self.reserved_tokens,
                           unk_token=getattr(self._model, "unk_token", None), prefix=prefix)
-
-    # ------------------------------------------------------------ transformers-style call
-
-    def __call__(self, text, text_pair=None, **options) -> BatchEncoding:
-        """Encode like a ``transformers`` tokenizer, returning a dict of model inputs.
-
-        See ``encode.call.call_tokenizer`` for the options (``padding``,
-        ``truncation``, ``max_length``, ``return_tensors`` …).
-        """
-        if text_pair is None and type(text) is str:
-            lane = self._one_text_lane(options)
-            done = None if lane is None else lane(text)
-            if done is not None:
-                return done
-        pipeline = self.pipeline
-        return call_tokenizer(pipeline, self._call_defaults(pipeline.sequences), text,
-                              text_pair, **options)
-
-    def _one_text_lane(self, options: dict):
-        """``tok(text, **options)``'s compiled call (``call.one_text_lane``), or None.
-
-        Kept per options (with their types: ``128.0`` is still refused) while what it
-        was made from stands: the stages (``settings_generation``), the sequence
-        encoder, the post-processor and its options, the transformers settings,
-        padding and truncation: one comparison per call instead of reading them all.
-        """
-        processor = self._post_processor
-        stamp = getattr(processor, "options_stamp", None)
-        state = (settings_generation(), self._built, processor, stamp and stamp(),
-                 self._transformers, self._padding, self._truncation)
-        lanes = self.__dict__.setdefault("_lanes", {})
-        try:
-            key = (tuple(options.items()), tuple(map(type, options.values())))
-            kept = lanes.get(key)
-        except TypeError:  # an unhashable option value: the general call says what
-            return None
-        if kept is None or kept[0] != state:
-            if len(lanes) >= 16:
-                lanes.clear()
-            pipeline = self.pipeline
-            lane = one_text_lane(pipeline, self._call_defaults(pipeline.sequences), options)
-            kept = lanes[key] = (state, lane)
-        return kept[1]
-
-    def _call_defaults(self, seq: SequenceEncoder) -> CallDefaults:
-        """What ``tok(...)``'s options default to, kept while nothing it reads is replaced.
-
-        Reading them (the pad token's role and id...) costs more than encoding a short
-        text. They depend on the transformers settings, padding, truncation and the
-        vocabulary with its added tokens; each change replaces one of these objects (the
-        sequence encoder ``seq`` is built again when tokens are added or a stage changes).
-        """
-        kept = self.__dict__.get("_kept_defaults")
-        if (kept is not None and kept[0] is seq and kept[1] is self._transformers
-                and kept[2] is self._padding and kept[3] is self._truncation):
-            return kept[4]
-        defaults = CallDefaults(self.pad_token, self.pad_token_id, self._padding,
-                                self.model_max_length, self.padding_side,
-                                self.truncation_side)
-        self._kept_defaults = (seq, self._transformers, self._padding, self._truncation,
-                               defaults)
-        return defaults
 
     def __repr__(self) -> str:
         return (f"Tokenizer(model={type(self._model).__name__}, vocab_size={self.vocab_size}, "
