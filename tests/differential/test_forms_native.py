@@ -30,6 +30,27 @@ SHAPES = {
                                                                             seed=6),
 }
 
+# truncation's overflowing windows: one row per window, with overflow_to_sample_mapping
+OVERFLOW = {"truncation": True, "max_length": 32, "stride": 8,
+            "return_overflowing_tokens": True}
+
+
+def left_side(call):
+    """``call`` with the tokenizer's ``truncation_side`` set to "left" meanwhile."""
+    def run(tok, texts):
+        side, tok.truncation_side = tok.truncation_side, "left"
+        try:
+            return call(tok, texts)
+        finally:
+            tok.truncation_side = side
+    return run
+
+
+def short(texts: list[str]) -> list[str]:
+    """The texts' first 20 characters: the sequence a one-sided truncation keeps whole."""
+    return [text[:20] for text in texts]
+
+
 # (name, call on (tokenizer, texts)): every form users call, lists first (the default)
 FORMS = {
     "lists": lambda tok, x: tok(x),
@@ -51,6 +72,32 @@ FORMS = {
     "ids-only": lambda tok, x: tok(x, return_attention_mask=False, return_token_type_ids=False),
     "one-text-ids-only": lambda tok, x: tok(x[0], return_attention_mask=False,
                                             return_token_type_ids=False),
+    "overflow": lambda tok, x: tok(x, **OVERFLOW),
+    "overflow-every-column": lambda tok, x: tok(
+        x, **OVERFLOW, padding=True, return_offsets_mapping=True,
+        return_special_tokens_mask=True, return_length=True),
+    "overflow-left": left_side(lambda tok, x: tok(x, **OVERFLOW,
+                                                  return_offsets_mapping=True)),
+    "overflow-np": lambda tok, x: tok(x, **OVERFLOW, padding="max_length",
+                                      return_offsets_mapping=True, return_tensors="np"),
+    "overflow-qa": lambda tok, x: tok(short(x[::2]), x[1::2], truncation="only_second",
+                                      max_length=48,
+                                      stride=16, return_overflowing_tokens=True,
+                                      return_offsets_mapping=True, padding="max_length"),
+    "overflow-only-first": lambda tok, x: tok(x[::2], short(x[1::2]), **{
+        **OVERFLOW, "truncation": "only_first", "max_length": 40}),
+    "overflow-longest-pairs": left_side(lambda tok, x: tok(
+        x[::2], x[1::2], **{**OVERFLOW, "truncation": "longest_first"},
+        return_offsets_mapping=True)),
+    "overflow-pairs-np": lambda tok, x: tok(x[::2], x[1::2], **OVERFLOW, padding=True,
+                                            return_special_tokens_mask=True,
+                                            return_tensors="np"),
+    "overflow-one-text": lambda tok, x: tok(x[0], **OVERFLOW),
+    "overflow-words": lambda tok, x: tok([t.split() for t in x], is_split_into_words=True,
+                                         **OVERFLOW, padding=True),
+    "overflow-word-pairs": lambda tok, x: tok([t.split() for t in x[::2]],
+                                              [t.split() for t in x[1::2]],
+                                              is_split_into_words=True, **OVERFLOW),
 }
 
 
@@ -128,7 +175,8 @@ def test_python_by_design_is_no_fallback(pair, monkeypatch, form):
     assert as_plain(FORMS[form](no_plan, texts)) == as_plain(FORMS[form](theirs, texts))
 
 
-@pytest.mark.parametrize("form", ["words", "word-pairs", "lists", "padded-np", "pairs"])
+@pytest.mark.parametrize("form", ["words", "word-pairs", "lists", "padded-np", "pairs",
+                                  "overflow-words", "overflow-qa", "overflow-np"])
 def test_row_facts_read_the_columns(pair, form):
     """tokens(i) (and, for pre-split words, word_ids(i) and sequence_ids(i)) come from the
     native columns, equal transformers', and build no Encoding."""
@@ -137,7 +185,7 @@ def test_row_facts_read_the_columns(pair, form):
     got, expected = FORMS[form](ours, texts), FORMS[form](theirs, texts)
     rows = range(len(got["input_ids"]))
     assert [got.tokens(i) for i in rows] == [expected.tokens(i) for i in rows]
-    if form.startswith("word"):
+    if "word" in form:
         assert [got.word_ids(i) for i in rows] == [expected.word_ids(i) for i in rows]
         assert [got.sequence_ids(i) for i in rows] == [expected.sequence_ids(i) for i in rows]
     assert callable(got._rows), "an Encoding was built to answer"

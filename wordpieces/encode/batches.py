@@ -11,8 +11,10 @@ or run (offsets it trims), and the pure-Python backend take the reference path:
 fit) is left to the reference path, which raises its own error. ``one_text_call`` is the
 same C call for one text, its checks done once.
 
-Not handled here: truncation windows (``return_overflowing_tokens`` with truncation:
-the reference path), full ``Encoding`` objects (``encodings``), texts holding a literal
+Truncation's overflowing windows (``return_overflowing_tokens`` with truncation) are
+rows of their own, made in C too, with each row's input (``Finished.mapping``).
+
+Not handled here: full ``Encoding`` objects (``encodings``), texts holding a literal
 added token (the reference path, through ``sequences``).
 """
 
@@ -23,7 +25,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import accumulate
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..encoding.array_pool import ArrayPool
 from ..encoding.padding import (
@@ -43,6 +45,7 @@ from .sequences import SequenceEncoder
 # encode_finished's ``want`` flags (wp_finish_glue.h)
 WANT_TYPES, WANT_SPECIAL, WANT_ATTENTION, WANT_OFFSETS, WANT_LISTS = 1, 2, 4, 8, 16
 WANT_WORDS, WANT_SEQUENCES = 32, 64  # int64 columns kept beside the rows (TokenColumns)
+WANT_WINDOWS = 128  # one row per truncation window, and each row's input
 # tok(...) keys the C columns give, in transformers' order, with their flag
 ARRAY_KEYS = (("input_ids", 0), ("token_type_ids", WANT_TYPES),
               ("attention_mask", WANT_ATTENTION), ("special_tokens_mask", WANT_SPECIAL),
@@ -108,11 +111,12 @@ class BatchFinisher:
         if out is None:
             self._fell_back("tok(..., return_tensors=...)")
             return None
-        *columns, word_column, sequence_column, splits = out
+        mapping = out[-1] if windows else None
+        *columns, word_column, sequence_column, splits = out[:-1] if windows else out
         widths = np.diff(np.frombuffer(splits, dtype=np.int64))
-        if len(items) == 0 or (widths != widths[0]).any():
+        if len(widths) == 0 or (widths != widths[0]).any():
             return None
-        shape = (len(items), int(widths[0]))
+        shape = (len(widths), int(widths[0]))
         by_flag = dict(zip(_COLUMN_ORDER, columns, strict=True))
         data = {}
         for key, flag in ARRAY_KEYS:
@@ -120,7 +124,9 @@ class BatchFinisher:
                 array = np.frombuffer(by_flag[flag], dtype=np.int64)
                 pairs = flag == WANT_OFFSETS and shape[1] > 0  # [[]] stays 2-D, as in np
                 data[key] = array.reshape(shape + ((2,) if pairs else ()))
-        return Finished(data, splits, word_column, sequence_column)
+        if mapping is not None:
+            mapping = np.frombuffer(mapping, dtype=np.int64)
+        return Finished(data, splits, word_column, sequence_column, mapping)
 
     def lists(self, items: list, keys: AbstractSet[str], num_threads: int | None,
               words: bool = False, windows: bool = False) -> Finished | None:
@@ -136,6 +142,9 @@ class BatchFinisher:
         if out is None:
             self._fell_back("tok(...) (lists)")
             return None
+        if windows:
+            return lists_finished(out[:-1], keys)._replace(
+                mapping=memoryview(out[-1]).cast("q").tolist())
         return lists_finished(out, keys)
 
     def _native(self, items: list, threads: int, want: int, alloc=None,
@@ -143,8 +152,8 @@ class BatchFinisher:
         """The C path's output for ``want`` (``encode_finished``), or None: not taken.
 
         ``words``: the items are ``(words, pair_words or None)`` (``is_split_into_words``).
-        ``windows``: truncation's overflowing windows are asked for (not done in C: the
-        Python path, named in ``python_reason``).
+        ``windows``: truncation's overflowing windows are rows of their own; the output
+        then ends with each row's input (int64 bytes).
         ``alloc``: makes the int64 columns (zeros), see ``encode_finished``; it checks
         the padded batch against its cap. Without it (id lists), C pads the lists only
         when ``_padding_bounded``; else they are padded here once their longest is known
@@ -154,8 +163,8 @@ class BatchFinisher:
         if padding is not None:  # the C code pads every row: refuse what is sure to be over
             padding.check_rows(len(items))
         self.python_reason = ""  # by design when set; a fallback (strict mode) when not
-        if windows:  # before any scan: the reference path does the whole batch again
-            return self._python("truncation's overflowing windows (not done in C)")
+        if windows:
+            want |= WANT_WINDOWS
         encoder = self.seq.word_encoder
         if not isinstance(encoder, NativeWordEncoder):
             return self._python("the pure-Python backend, or a pipeline C does not run")
@@ -287,12 +296,14 @@ def want_of(keys: AbstractSet[str]) -> int:
 
 class Finished(NamedTuple):
     """``tok(...)``'s columns from C: ``data`` (key -> rows), and beside it the row bounds
-    (int64 bytes) and the word and sequence id columns (int64 bytes, or None: not asked)."""
+    (int64 bytes), the word and sequence id columns (int64 bytes, or None: not asked) and,
+    with truncation windows, each row's input (a list, or an int64 array)."""
 
     data: dict
     splits: bytes | None
     words: bytes | None
     sequences: bytes | None
+    mapping: Any = None
 
 
 def _id_columns(words: bool) -> int:
@@ -333,14 +344,16 @@ def _column_maker(padding: PaddingParams | None, rows: int):
     """``alloc`` for the C columns: pooled memory, the padded batch checked against its cap.
 
     The C code asks for the ids column first, every row already padded: its size is
-    the padded batch, refused (``check_padded_batch``) before any of it exists.
+    the padded batch, refused (``check_padded_batch``) before any of it exists. With
+    truncation windows C gives the number of rows too (``rows`` counts the inputs).
     """
     checked: list[bool] = []
 
-    def make(nbytes: int):
-        if padding is not None and rows and not checked:
+    def make(nbytes: int, windows: int | None = None):
+        count = rows if windows is None else windows
+        if padding is not None and count and not checked:
             checked.append(True)
-            check_padded_batch(rows, nbytes // 8 // rows)
+            check_padded_batch(count, nbytes // 8 // count)
         return _ARRAYS.take(nbytes // 8)
     return make
 

@@ -102,7 +102,16 @@ def run(pipeline: Pipeline, items: list, settings: EncodeSettings, form: str) ->
         return reference_columns(pipeline, items, settings)
     facts = TokenColumns(finished.data["input_ids"], pipeline.id_to_token, finished.splits,
                          finished.words, finished.sequences)
+    if windows:
+        return Columns(finished.data, lambda: _window_rows(pipeline, items, settings), facts,
+                       finished.mapping)
     return Columns(finished.data, lambda: _encodings(pipeline, items, settings), facts, None)
+
+
+def _window_rows(pipeline: Pipeline, items: list, settings: EncodeSettings) -> list:
+    """The Encodings of every row truncation's windows make, in the columns' order."""
+    return [row for enc in _encodings(pipeline, items, settings)
+            for row in [enc, *enc.overflowing]]
 
 
 # How many compiled one-text calls a pipeline keeps (``SequenceEncoder.one_text_calls``:

@@ -18,6 +18,8 @@
  * up to 1.8x the time of 1 thread: docs/performance.md, "Threads"), while one writer is
  * steady. Raise it where measurements on other machines say it pays. */
 #define WP_WRITE_THREADS 1
+/* encoding.padding.MAX_PADDED_BATCH: rows x padded length of one batch, at most */
+#define WP_MAX_PADDED_BATCH ((int64_t)1 << 24)
 
 #define WP_ID_CACHE 65536
 static PyObject *id_cache[WP_ID_CACHE];
@@ -100,7 +102,10 @@ static PyObject *columns_lists(const wp_columns *c, const int64_t *splits, int64
     return out;
 }
 
-static PyObject *column_bytes(int64_t n, int want, int64_t **data, PyObject *alloc)
+/* An int64 column of n values (none when not `want`): a bytearray (alloc None), or
+ * alloc(nbytes), or with windows (rows >= 0) alloc(nbytes, rows). */
+static PyObject *column_bytes(int64_t n, int want, int64_t **data, PyObject *alloc,
+                              int64_t rows)
 {
     *data = NULL;
     if (!want)
@@ -112,7 +117,9 @@ static PyObject *column_bytes(int64_t n, int want, int64_t **data, PyObject *all
             *data = wp_advise_huge(PyByteArray_AS_STRING(b), nbytes);
         return b;
     }
-    PyObject *col = PyObject_CallFunction(alloc, "n", (Py_ssize_t)nbytes);
+    PyObject *col = rows < 0 ? PyObject_CallFunction(alloc, "n", (Py_ssize_t)nbytes)
+                             : PyObject_CallFunction(alloc, "nn", (Py_ssize_t)nbytes,
+                                                     (Py_ssize_t)rows);
     Py_buffer view;
     if (!col || PyObject_GetBuffer(col, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
         Py_XDECREF(col);
@@ -148,22 +155,22 @@ static void write_rows(void *arg)
 }
 
 /* Write every row, on up to `threads` (at most WP_WRITE_THREADS) threads each taking
- * inputs of about as many tokens (the fresh columns' page faults, most of this time on
+ * rows of about as many tokens (the fresh columns' page faults, most of this time on
  * padded batches, included). */
 static void write_all(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
                       const wp_truncation *t, const wp_padding *p, const wp_layout *l,
                       wp_columns *c, int threads)
 {
     write_task tasks[WP_WRITE_THREADS];
-    int64_t total = l->row_splits[s->n_inputs];
+    int64_t total = l->row_splits[l->n_rows];
     int n = threads < 1 ? 1 : threads > WP_WRITE_THREADS ? WP_WRITE_THREADS : threads;
-    if (n > s->n_inputs || total < WP_MIN_TOKENS_PER_THREAD * n)
+    if (n > l->n_rows || total < WP_MIN_TOKENS_PER_THREAD * n)
         n = 1;
     int64_t i = 0;
     for (int k = 0; k < n; k++) {
         tasks[k] = (write_task){s, single, pair, t, p, l, c, i, i};
         int64_t goal = total * (k + 1) / n;
-        while (i < s->n_inputs && (l->row_splits[i] < goal || k == n - 1))
+        while (i < l->n_rows && (l->row_splits[i] < goal || k == n - 1))
             i++;
         tasks[k].to = i;
     }
@@ -176,28 +183,44 @@ static void write_all(const wp_sequences *s, const wp_plan *single, const wp_pla
     }
 }
 
+/* With windows, the mapping (each row's input, int64) joins the output tuple last. */
+static PyObject *with_mapping(PyObject *out, const wp_layout *l)
+{
+    if (!out || !l->input)
+        return out;
+    PyObject *mapping = PyByteArray_FromStringAndSize((const char *)l->input,
+                                                      (Py_ssize_t)(l->n_rows * 8));
+    PyObject *last = mapping ? PyTuple_Pack(1, mapping) : NULL;
+    PyObject *joined = last ? PySequence_Concat(out, last) : NULL;
+    Py_XDECREF(mapping);
+    Py_XDECREF(last);
+    Py_DECREF(out);
+    return joined;
+}
+
 static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
                                 const wp_plan *pair, const wp_truncation *t,
                                 const wp_padding *p, const wp_layout *l, int want, int threads,
                                 PyObject *alloc)
 {
-    int64_t total = l->row_splits[s->n_inputs];
+    int64_t total = l->row_splits[l->n_rows], rows = l->input ? l->n_rows : -1;
     wp_columns c;
-    PyObject *ids = column_bytes(total, 1, &c.ids, alloc);
-    PyObject *types = ids ? column_bytes(total, want & WANT_TYPES, &c.type_ids, alloc) : NULL;
-    PyObject *special = types ? column_bytes(total, want & WANT_SPECIAL, &c.special, alloc)
-                              : NULL;
+    PyObject *ids = column_bytes(total, 1, &c.ids, alloc, rows);
+    PyObject *types = ids ? column_bytes(total, want & WANT_TYPES, &c.type_ids, alloc, rows)
+                          : NULL;
+    PyObject *special = types ? column_bytes(total, want & WANT_SPECIAL, &c.special, alloc,
+                                             rows) : NULL;
     PyObject *attention = special ? column_bytes(total, want & WANT_ATTENTION, &c.attention,
-                                                 alloc) : NULL;
+                                                 alloc, rows) : NULL;
     PyObject *offsets = attention ? column_bytes(2 * total, want & WANT_OFFSETS, &c.offsets,
-                                                 alloc) : NULL;
+                                                 alloc, rows) : NULL;
     /* word and sequence ids stay columns (read row by row later): memory of their own */
-    PyObject *words = offsets ? column_bytes(total, want & WANT_WORDS, &c.words, Py_None)
+    PyObject *words = offsets ? column_bytes(total, want & WANT_WORDS, &c.words, Py_None, -1)
                               : NULL;
     PyObject *sequences = words ? column_bytes(total, want & WANT_SEQUENCES, &c.sequences,
-                                               Py_None) : NULL;
+                                               Py_None, -1) : NULL;
     PyObject *splits = sequences ? PyByteArray_FromStringAndSize(
-        (const char *)l->row_splits, (Py_ssize_t)((s->n_inputs + 1) * 8)) : NULL;
+        (const char *)l->row_splits, (Py_ssize_t)((l->n_rows + 1) * 8)) : NULL;
     if (!ids || !types || !special || !attention || !offsets || !words || !sequences
         || !splits) {
         Py_XDECREF(ids); Py_XDECREF(types); Py_XDECREF(special);
@@ -207,23 +230,23 @@ static PyObject *finish_columns(const wp_sequences *s, const wp_plan *single,
     }
     write_all(s, single, pair, t, p, l, &c, threads);
     if (want == WANT_LISTS) { /* ids alone: their lists */
-        PyObject *lists = column_lists(c.ids, 1, l->row_splits, s->n_inputs);
+        PyObject *lists = column_lists(c.ids, 1, l->row_splits, l->n_rows);
         Py_DECREF(ids); Py_DECREF(types); Py_DECREF(special); Py_DECREF(attention);
         Py_DECREF(offsets); Py_DECREF(words); Py_DECREF(sequences); Py_DECREF(splits);
         return lists;
     }
     if (want & WANT_LISTS) { /* each wanted column's lists, then the id columns */
-        PyObject *lists = columns_lists(&c, l->row_splits, s->n_inputs);
+        PyObject *lists = columns_lists(&c, l->row_splits, l->n_rows);
         Py_DECREF(ids); Py_DECREF(types); Py_DECREF(special);
         Py_DECREF(attention); Py_DECREF(offsets);
         if (!lists) {
             Py_DECREF(words); Py_DECREF(sequences); Py_DECREF(splits);
             return NULL;
         }
-        return Py_BuildValue("(NNNN)", lists, words, sequences, splits);
+        return with_mapping(Py_BuildValue("(NNNN)", lists, words, sequences, splits), l);
     }
-    return Py_BuildValue("(NNNNNNNN)", ids, types, special, attention, offsets, words,
-                         sequences, splits);
+    return with_mapping(Py_BuildValue("(NNNNNNNN)", ids, types, special, attention, offsets,
+                                      words, sequences, splits), l);
 }
 
 /* The layout of sequences s, then their columns (or lists), or a refused input's index;
@@ -233,10 +256,25 @@ static PyObject *wp_layout_and_finish(const wp_sequences *s, const plan_store *s
                                       const wp_padding *p, int want, int threads,
                                       PyObject *alloc)
 {
-    size_t size = ((size_t)s->n_inputs + 1) * 8;
-    wp_layout l = {PyMem_Malloc(size), PyMem_Malloc(size), PyMem_Malloc(size), 0};
+    int windows = (want & WANT_WINDOWS) != 0;
+    int64_t n_rows = s->n_inputs;
+    if (windows) {
+        int64_t refused = wp_finish_windows(s, &single->plan, &pair->plan, t, p,
+                                            WP_MAX_PADDED_BATCH, &n_rows);
+        if (refused >= 0)
+            return PyLong_FromLongLong(refused);
+    }
+    size_t size = ((size_t)n_rows + 1) * 8;
+    wp_layout l = {PyMem_Malloc(size), PyMem_Malloc(size), PyMem_Malloc(size), 0, n_rows,
+                   NULL, NULL, NULL};
+    if (windows) {
+        l.input = PyMem_Malloc(size);
+        l.start1 = PyMem_Malloc(size);
+        l.start2 = PyMem_Malloc(size);
+    }
     PyObject *out = NULL;
-    if (!l.keep1 || !l.keep2 || !l.row_splits) {
+    if (!l.keep1 || !l.keep2 || !l.row_splits
+        || (windows && (!l.input || !l.start1 || !l.start2))) {
         PyErr_NoMemory();
     } else {
         int64_t refused = wp_finish_layout(s, &single->plan, &pair->plan, t, p, &l);
@@ -247,6 +285,9 @@ static PyObject *wp_layout_and_finish(const wp_sequences *s, const plan_store *s
     PyMem_Free(l.keep1);
     PyMem_Free(l.keep2);
     PyMem_Free(l.row_splits);
+    PyMem_Free(l.input);
+    PyMem_Free(l.start1);
+    PyMem_Free(l.start2);
     return out;
 }
 
@@ -255,7 +296,9 @@ static PyObject *wp_layout_and_finish(const wp_sequences *s, const plan_store *s
  *        column's lists (ids, type_ids, special_tokens_mask, attention_mask, offsets as
  *        (start, end) tuples; None: not wanted); without: (ids, type_ids,
  *        special_tokens_mask, attention_mask, offsets, row_splits) int64 bytearrays
- *        (None: not wanted); or the index of the first input truncation refuses (an int). */
+ *        (None: not wanted); or the index of the first input truncation refuses (an int).
+ *        With want & 128 (windows): one row per truncation window, and the tuple ends
+ *        with each row's input (int64 bytearray). */
 typedef struct {
     plan_store single, pair;
     wp_truncation t;

@@ -8,7 +8,7 @@
 
 /* finish's `want` flags (batches.py) */
 enum { WANT_TYPES = 1, WANT_SPECIAL = 2, WANT_ATTENTION = 4, WANT_OFFSETS = 8, WANT_LISTS = 16,
-       WANT_WORDS = 32, WANT_SEQUENCES = 64 };
+       WANT_WORDS = 32, WANT_SEQUENCES = 64, WANT_WINDOWS = 128 };
 
 /* A plan read from Python, with room for its pieces and special ids. */
 typedef struct {

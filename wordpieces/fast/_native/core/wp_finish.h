@@ -4,8 +4,9 @@
  * (the Python reference: one rule per option, differential tests keep both equal),
  * over a whole batch held in flat columns. Plain C99, no Python.
  *
- * Not handled here: the overflowing windows of a truncation (the caller falls back to
- * the Python path), encoding the sequences (wp_encode.c).
+ * With windows (return_overflowing_tokens), each input gives one row per window of
+ * its sequences (Encoding.truncate's windows, paired as encoding.concat pairs them).
+ * Not handled here: encoding the sequences (wp_encode.c).
  */
 #ifndef WP_FINISH_H
 #define WP_FINISH_H
@@ -54,11 +55,15 @@ typedef struct {
     const int32_t *word_ids; /* the word of each token in its sequence, or NULL */
 } wp_sequences;
 
-/* Where each input starts in the output and what truncation keeps of it. */
+/* Where each output row starts and what it holds of its input's sequences. Without
+ * windows, row i is input i (n_rows == n_inputs, input and starts NULL). */
 typedef struct {
-    int64_t *keep1, *keep2; /* per input; keep2 -1 without a pair */
-    int64_t *row_splits;    /* n_inputs + 1, padding included */
+    int64_t *keep1, *keep2; /* per row: tokens of each sequence; keep2 -1 without a pair */
+    int64_t *row_splits;    /* n_rows + 1, padding included */
     int64_t target;         /* the padded length (0 without padding) */
+    int64_t n_rows;
+    int64_t *input;          /* per row: its input (windows), or NULL */
+    int64_t *start1, *start2; /* per row: its windows' first tokens (windows), or NULL */
 } wp_layout;
 
 /* What truncation keeps of sequences of n1 and n2 tokens (n2 -1: no pair) around which
@@ -66,7 +71,15 @@ typedef struct {
 int wp_finish_keep(const wp_truncation *t, const wp_plan *plan, int64_t n1, int64_t n2,
                    int64_t *k1, int64_t *k2);
 
-/* Decide every row's kept lengths and padded length. Returns -1 when every input fits,
+/* How many rows truncation's windows make of every input (*n_rows); -1, or the index of
+ * the first input truncation refuses or whose padded windows alone pass the batch cap
+ * `cap` (the caller asks the Python reference for its error). */
+int64_t wp_finish_windows(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
+                          const wp_truncation *t, const wp_padding *p, int64_t cap,
+                          int64_t *n_rows);
+
+/* Decide every row's kept lengths and padded length (with l->input set: the windows'
+ * rows, l->n_rows of them, as wp_finish_windows counted). Returns -1 when every input fits,
  * else the index of the first input truncation refuses (the caller asks the Python
  * reference for its error). */
 int64_t wp_finish_layout(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
@@ -78,7 +91,7 @@ typedef struct {
     int64_t *words, *sequences; /* word and sequence ids, -1 where none (special, pad) */
 } wp_columns;
 
-/* Write the rows of inputs [from, to) (threads may write disjoint ranges at once). */
+/* Write rows [from, to) (threads may write disjoint ranges at once). */
 void wp_finish_write(const wp_sequences *s, const wp_plan *single, const wp_plan *pair,
                      const wp_truncation *t, const wp_padding *p, const wp_layout *l,
                      wp_columns *c, int64_t from, int64_t to);
