@@ -2,8 +2,9 @@
 
 ``wp_finish_glue.c`` (``word_items``, ``words_columns``: pre-split words checked, copied
 and flattened) and ``wp_finish_batch.c`` (each form's lists built in C, their rows left
-out of the collector) are exercised by the word-items twin tests and the forms tests,
-rerun here on the native backend against a sanitized build (``tests/sanitized_build.py``).
+out of the collector; truncation's windows) are exercised by the word-items twin tests,
+the forms tests and the windows tests, rerun here on the native backend against a
+sanitized build (``tests/sanitized_build.py``).
 """
 
 import sys
@@ -13,7 +14,8 @@ import pytest
 from tests.sanitized_build import REPO, rerun_sanitized
 
 NATIVE = REPO / "wordpieces" / "fast" / "_native"
-TESTS = ["tests/unit/encode/test_word_items.py", "tests/differential/test_forms_native.py"]
+TESTS = ["tests/unit/encode/test_word_items.py", "tests/differential/test_forms_native.py",
+         "tests/differential/test_windows_native.py"]
 
 
 @pytest.mark.slow

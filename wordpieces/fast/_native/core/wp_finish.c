@@ -214,9 +214,12 @@ int64_t wp_finish_layout(const wp_sequences *s, const wp_plan *single, const wp_
             out->row_splits[i + 1] = k1 + (k2 < 0 ? 0 : k2) + plan->n_special; /* lengths */
         }
     }
+    /* HF pads to the longest first window: a longer later one (truncation that keeps
+     * nothing moves everything to one) stays as it is */
     int64_t longest = 0;
     for (int64_t r = 0; r < out->n_rows; r++)
-        if (out->row_splits[r + 1] > longest)
+        if ((!out->input || r == 0 || out->input[r] != out->input[r - 1])
+            && out->row_splits[r + 1] > longest)
             longest = out->row_splits[r + 1];
     int64_t target = 0;
     if (p->on) {
