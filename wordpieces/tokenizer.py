@@ -533,11 +533,11 @@ class Tokenizer(TransformersMixin):
         form the C code cannot run (``fast.backend.explain_backend``), or a
         post-processor without a plan the C finisher can run.
 
-        >>> from wordpieces.pipeline.pre_tokenizers import Metaspace
+        >>> from wordpieces.pipeline.pre_tokenizers import Digits, Metaspace, Sequence
         >>> tok = Tokenizer.from_vocab(["[UNK]", "[CLS]", "[SEP]", "a"])
-        >>> tok.pre_tokenizer = Metaspace()
+        >>> tok.pre_tokenizer = Sequence([Metaspace(), Digits()])
         >>> tok.explain_backend()
-        'python: pre_tokenizer Metaspace: edits the text (writes its replacement for spaces)'
+        'python: pre_tokenizer Metaspace: before another member of a Sequence, or in a nested one'
         """
         why = explain_backend(self)
         processor = self.post_processor

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.differential.test_native import examples
 from tests.differential.test_native_pipelines import (
     BERT_N,
     BERT_P,
@@ -173,7 +174,7 @@ META_TEXT = st.lists(st.one_of(st.characters(codec=None, exclude_categories=("Cs
 
 
 @pytest.mark.parametrize("kind", BACKENDS)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)  # fewer under the sanitizers
 @given(name=st.sampled_from(sorted(PIPELINES)), texts=st.lists(META_TEXT, min_size=1,
                                                                    max_size=4))
 def test_any_text_gives_hf_ids_and_offsets(kind, name, texts):
@@ -204,3 +205,67 @@ def test_the_rest_names_the_stage_that_keeps_it_in_python(name, monkeypatch):
     assert not isinstance(make_word_encoder(tok.normalizer, tok.pre_tokenizer, tok.model),
                           NativeWordEncoder)
     _assert_same(tok, tokenizers.Tokenizer.from_str(source), [*_corpus()[::7], *EXTRA], name)
+
+
+@pytest.mark.parametrize("name", list(PIPELINES))
+def test_each_pipeline_takes_the_native_path(name, monkeypatch):
+    """Where the extension is built, every listed pipeline runs in C."""
+    tok = _ours(name, "native", monkeypatch)
+    encoder = make_word_encoder(tok.normalizer, tok.pre_tokenizer, tok.model)
+    assert isinstance(encoder, NativeWordEncoder), backend.explain_backend(tok)
+    assert backend.explain_backend(tok) == "native"
+
+
+@pytest.mark.parametrize("name", ["Bert_Metaspace_always_split", "Bert_Metaspace_first_whole",
+                                  "Bert_Seq_Bert_Metaspace_always_split",
+                                  "Bert_Seq_Bert_Metaspace_first_split"])
+def test_texts_without_a_complex_character_stay_in_c(name, monkeypatch):
+    """Spaces, replacements, deleted controls, padded CJK: no call of the Python encoder."""
+    tok = _ours(name, "native", monkeypatch)
+    encoder = make_word_encoder(tok.normalizer, tok.pre_tokenizer, tok.model)
+    calls: list[str] = []
+    monkeypatch.setattr(encoder.reference, "encode_ids", lambda t: calls.append(t) or [])
+    monkeypatch.setattr(encoder.reference, "encode", lambda t: calls.append(t) or ([], [], []))
+    texts = [t for t in EXTRA if "\ufdfa" not in t] + list(_corpus()[:40])
+    ours = encoder.encode_batch(texts, 1)
+    assert calls == []
+    assert [(ids, offsets) for ids, offsets, _ in ours] == [
+        (e.ids, e.offsets) for e in _hf(name).encode_batch(texts, add_special_tokens=False)]
+
+
+@pytest.mark.parametrize("name", ["Bert_Metaspace_always_split", "Bert_Metaspace_never_whole",
+                                  "Bert_Seq_Bert_Metaspace_always_split"])
+def test_long_texts_on_threads_give_hf_results(name, monkeypatch):
+    """Texts long enough for C to release the GIL, a batch on 3 threads: HF's results."""
+    tok = _ours(name, "native", monkeypatch)
+    lines = list(_corpus())
+    texts = ["  ".join(lines[k:k + 40]) for k in range(0, len(lines), 40)] + lines
+    theirs = _hf(name).encode_batch(texts, add_special_tokens=False)
+    ours = tok.encode_batch(texts, add_special_tokens=False, num_threads=3)
+    assert [(e.ids, e.offsets, e.word_ids) for e in ours] == [
+        (e.ids, e.offsets, e.word_ids) for e in theirs]
+    assert tok.encode_batch_ids(texts, add_special_tokens=False, num_threads=3) == [
+        e.ids for e in theirs]
+
+
+def test_the_c_encoder_checks_its_metaspace_argument(monkeypatch):
+    """The C Encoder's metaspace=(replacement, scheme, each_word): bad values are refused."""
+    use_backend("native", monkeypatch)
+    core = backend._core  # the extension module (the backend's own import of it)
+    base = make_word_encoder(*_stages("Bert_Metaspace_always_split"))
+    args = ([b"[UNK]", b"a"], b"##", 0, 100, -1, base._lookup, base._fallback, "")
+    cases = [(("\u2581", "sometimes", False), ValueError, "prepend_scheme"),
+             (("ab", "always", False), ValueError, "one character"),
+             (("\u2581",), TypeError, "takes exactly 3"), ("\u2581", TypeError, "must be")]
+    for meta, error, words in cases:
+        with pytest.raises(error, match=words):
+            core.Encoder(*args, meta)
+    with pytest.raises(ValueError, match="two edit steps"):
+        core.Encoder(*args[:-1], "x", ("\u2581", "always", False))
+    encoder = core.Encoder(*args, ("\u2581", "always", False))
+    assert encoder.encode_ids("a") == [0]  # "▁a" is not in this vocabulary
+
+
+def _stages(name: str):
+    tok = Tokenizer.from_str(_source(name))
+    return tok.normalizer, tok.pre_tokenizer, tok.model

@@ -125,8 +125,6 @@ def _why_not_native(reference: WordEncoder) -> str:
         return "model WordPiece has no unknown token"
     if len(reference.run_classes) > len(RUN_LETTERS):
         return "pre_tokenizer: more run classes than the C table holds"
-    if reference.metaspace is not None:
-        return "pre_tokenizer Metaspace: the C walk has no Metaspace step yet"
     return ""
 
 
@@ -242,7 +240,7 @@ class NativeWordEncoder(_Batching):
             tokens, model.continuing_subword_prefix.encode("utf-8", "surrogatepass"),
             model.unk_id, -1 if max_chars is None else max_chars,
             -1 if max_bytes is None else max_bytes, self._lookup, self._fallback,
-            reference.prefix)
+            reference.prefix, reference.metaspace)
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
         """Return ids, offsets into ``text`` and the index of the word of each token."""

@@ -8,7 +8,7 @@ from tests.robustness.helpers import use_backend
 from wordpieces.fast.backend import explain_backend
 from wordpieces.pipeline import normalizers as n
 from wordpieces.pipeline import pre_tokenizers as p
-from wordpieces.pipeline.edit_normalizers import Strip
+from wordpieces.pipeline.edit_normalizers import Prepend, Strip
 from wordpieces.pipeline.models import WordLevel, WordPiece
 
 VOCAB = ["[UNK]", "hello", "##s", "!"]
@@ -26,6 +26,16 @@ def test_a_compiled_pipeline_is_native(monkeypatch):
                     p.Whitespace()) == "native"
 
 
+@pytest.mark.parametrize("pre_tokenizer", [
+    p.Metaspace(), p.Metaspace(prepend_scheme="first", split=False),
+    p.Sequence([p.BertPreTokenizer(), p.Metaspace(prepend_scheme="never")]),
+])
+def test_metaspace_pipelines_are_native(pre_tokenizer, monkeypatch):
+    """Metaspace alone, or after BERT's pre-tokenizer: its edit step runs in C."""
+    use_backend("native", monkeypatch)
+    assert _explain(n.BertNormalizer(), pre_tokenizer) == "native"
+
+
 def test_the_python_backend_says_the_fused_path_runs(monkeypatch):
     """WORDPIECES_BACKEND=python: the pure-Python fast path, and why."""
     use_backend("python", monkeypatch)
@@ -38,6 +48,9 @@ def test_the_python_backend_says_the_fused_path_runs(monkeypatch):
     (n.Lowercase(), p.Split(r"\w+|\d{1,3}", "isolated"), None, "is a general regex"),
     (n.Lowercase(), None, None, "no pre-tokenizer"),
     (n.Lowercase(), p.Whitespace(), WordLevel(VOCAB), "model WordLevel"),
+    (n.Lowercase(), p.Sequence([p.Metaspace(), p.Digits()]), None,
+     "pre_tokenizer Metaspace: before another member"),
+    (n.Sequence([n.Lowercase(), Prepend("x")]), p.Metaspace(), None, "two edit steps"),
 ])
 def test_a_pipeline_kept_off_the_native_path_names_why(normalizer, pre_tokenizer, model,
                                                         words):

@@ -23,6 +23,7 @@ static int class_of_letter(PyObject *letter, int *run)
     case 's': return WP_SPACE;
     case 'i': return WP_ISOLATE;
     case 'c': return WP_COMPLEX;
+    case 'b': return WP_BEGIN; /* Metaspace's (pipeline/metaspace_form.BEGIN) */
     case 'g': return WP_WORD; /* WP_RUN_GLUE */
     default:
         for (int k = 0; RUN_LETTERS[k]; k++)
@@ -51,7 +52,7 @@ int wp_learn_code_point(EncoderObject *self, uint32_t cp)
         cls = -1; /* glue is a deleted character: it has no text */
     if (cls < 0) {
         PyErr_Format(PyExc_TypeError,
-                     "lookup(%lu) must return (one of 's', 'i', 'c', 'g', %s; bytes), got %R",
+                     "lookup(%lu) must return (one of 's', 'i', 'c', 'g', 'b', %s; bytes), got %R",
                      (unsigned long)cp, RUN_LETTERS, res);
         Py_DECREF(res);
         return -1;

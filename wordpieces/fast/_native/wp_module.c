@@ -139,19 +139,57 @@ static int build_vocab(EncoderObject *self, PyObject *tokens, PyObject *prefix)
     return self->vocab_size == n ? 0 : -1;
 }
 
+/* Read Metaspace's edit step, (replacement, prepend_scheme, each_word), into m. */
+static int read_metaspace(wp_model *m, PyObject *meta)
+{
+    PyObject *rep;
+    const char *scheme;
+    int each_word;
+    if (!PyTuple_Check(meta)) {
+        PyErr_Format(PyExc_TypeError, "metaspace must be (replacement, prepend_scheme, "
+                     "each_word) or None, not %.100s", Py_TYPE(meta)->tp_name);
+        return -1;
+    }
+    if (!PyArg_ParseTuple(meta, "Usp:metaspace", &rep, &scheme, &each_word))
+        return -1;
+    Py_ssize_t n;
+    const char *bytes = PyUnicode_AsUTF8AndSize(rep, &n);
+    if (!bytes)
+        return -1;
+    if (PyUnicode_GET_LENGTH(rep) != 1 || n > (Py_ssize_t)sizeof(m->meta)) {
+        PyErr_SetString(PyExc_ValueError, "the Metaspace replacement must be one character");
+        return -1;
+    }
+    const int always = strcmp(scheme, "always") == 0, first = strcmp(scheme, "first") == 0;
+    if (!always && !first && strcmp(scheme, "never") != 0) {
+        PyErr_Format(PyExc_ValueError, "unknown prepend_scheme '%s'", scheme);
+        return -1;
+    }
+    memcpy(m->meta, bytes, (size_t)n);
+    m->meta_len = (uint8_t)n;
+    m->meta_at_start = (uint8_t)(always || first);
+    m->meta_first_only = (uint8_t)first;
+    m->meta_each_word = (uint8_t)(always && each_word);
+    return 0;
+}
+
 static int Encoder_init(EncoderObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"tokens", "prefix", "unk_id", "max_chars", "max_bytes",
-                             "lookup", "fallback", "prepend", NULL};
-    PyObject *tokens, *prefix, *lookup, *fallback, *prepend = NULL;
+                             "lookup", "fallback", "prepend", "metaspace", NULL};
+    PyObject *tokens, *prefix, *lookup, *fallback, *prepend = NULL, *metaspace = Py_None;
     Py_ssize_t unk_id;
     long long max_chars, max_bytes;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OSnLLOO|U:Encoder", kwlist, &tokens, &prefix,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OSnLLOO|UO:Encoder", kwlist, &tokens, &prefix,
                                      &unk_id, &max_chars, &max_bytes, &lookup, &fallback,
-                                     &prepend))
+                                     &prepend, &metaspace))
         return -1;
     if (prepend && PyUnicode_GET_LENGTH(prepend) > WP_MAX_PREFIX) {
         PyErr_Format(PyExc_ValueError, "prepend holds more than %d characters", WP_MAX_PREFIX);
+        return -1;
+    }
+    if (prepend && PyUnicode_GET_LENGTH(prepend) && metaspace != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "prepend and metaspace are two edit steps: give one");
         return -1;
     }
     if (self->ready || self->trie) {
@@ -177,6 +215,8 @@ static int Encoder_init(EncoderObject *self, PyObject *args, PyObject *kwds)
     self->lookup = lookup;
     self->fallback = fallback;
     self->model = (wp_model){&self->table, self->trie, (int32_t)unk_id, max_chars, max_bytes};
+    if (metaspace != Py_None && read_metaspace(&self->model, metaspace) < 0)
+        return -1;
     for (uint32_t cp = 0; cp < 256; cp++)
         if (wp_learn_code_point(self, cp) < 0)
             return -1;
@@ -247,8 +287,10 @@ static PyTypeObject EncoderType = {
     .tp_name = "wordpieces.fast._native._core.Encoder",
     .tp_basicsize = sizeof(EncoderObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "Encoder(tokens, prefix, unk_id, max_chars, max_bytes, lookup, fallback)\n\n"
-              "The fused BERT pipeline with a LinMaxMatch WordPiece, in C.",
+    .tp_doc = "Encoder(tokens, prefix, unk_id, max_chars, max_bytes, lookup, fallback,\n"
+              "        prepend='', metaspace=None)\n\n"
+              "A fused pipeline with a LinMaxMatch WordPiece, in C. prepend: a Prepend's\n"
+              "text; metaspace: (replacement, prepend_scheme, each_word) of a Metaspace.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Encoder_init,
     .tp_dealloc = (destructor)Encoder_dealloc,

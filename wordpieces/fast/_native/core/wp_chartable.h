@@ -23,7 +23,8 @@ enum {
     WP_SPACE = 1,   /* separates words, dropped */
     WP_ISOLATE = 2, /* a word of its own (punctuation, spaced-out CJK) */
     WP_WORD = 3,    /* part of a word (of its run class, below); may normalize to nothing */
-    WP_COMPLEX = 4  /* needs the general Python path */
+    WP_COMPLEX = 4, /* needs the general Python path */
+    WP_BEGIN = 5    /* Metaspace: its bytes start a new word at each replacement they hold */
 };
 
 enum { WP_RUN_GLUE = 0, WP_RUN_WORD = 1 };

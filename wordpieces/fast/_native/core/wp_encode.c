@@ -10,6 +10,7 @@ typedef struct {
     int want_offsets;
     int32_t word_index;
     uint8_t run; /* the run class of the word being gathered (wp_chartable.h) */
+    uint8_t pending; /* Metaspace's prefix is due before the next bytes (wp_model.meta) */
     /* The word walked in the first trie as its bytes are gathered: the node its first
      * `walked` bytes lead to, and that node's unit, or unit 0 once a byte had no
      * transition (unit 0's transitions all fail, so the walk stays stopped). A word
@@ -79,14 +80,12 @@ static int grow_pieces(wp_scratch *s, size_t need)
                                                                                    : WP_OK;
 }
 
-/* Append the normalized bytes of original character i to the current word. */
-WP_INLINE int append_char(state *st, const wp_charinfo *e, int64_t i)
+/* Append n bytes (nchars code points) that original character i normalizes to. */
+WP_INLINE int append_bytes(state *st, const uint8_t *b, size_t n, size_t nchars, int64_t i)
 {
     wp_scratch *s = st->s;
-    size_t n = e->nbytes;
     if (WP_UNLIKELY(s->len + n > s->cap) && grow_word(s, s->len + n))
         return WP_NOMEM;
-    const uint8_t *b = wp_charinfo_bytes(e);
     const wp_unit *units = st->units;
     for (size_t k = 0; k < n; k++) {
         s->bytes[s->len + k] = b[k];
@@ -96,8 +95,35 @@ WP_INLINE int append_char(state *st, const wp_charinfo *e, int64_t i)
         for (size_t k = 0; k < n; k++)
             s->src[s->len + k] = i;
     s->len += n;
-    s->chars += e->nchars;
+    s->chars += nchars;
     return WP_OK;
+}
+
+/* Whether Metaspace's replacement stands at byte k of b[0..n). */
+WP_INLINE int meta_at(const wp_model *m, const uint8_t *b, size_t n, size_t k)
+{
+    return k + m->meta_len <= n && memcmp(b + k, m->meta, m->meta_len) == 0;
+}
+
+/* Metaspace's prefix, due before b[0..n), the first bytes of a word, from character
+ * i: the replacement (aligned to i, as HF's prepend), unless they start with it or, for
+ * "first", i is not the text's first character. */
+static int put_meta_prefix(state *st, const uint8_t *b, size_t n, int64_t i)
+{
+    const wp_model *m = st->m;
+    st->pending = 0;
+    if (meta_at(m, b, n, 0) || (m->meta_first_only && i != 0))
+        return WP_OK;
+    return append_bytes(st, m->meta, m->meta_len, 1, i);
+}
+
+/* Append the normalized bytes of original character i to the current word. */
+WP_INLINE int append_char(state *st, const wp_charinfo *e, int64_t i)
+{
+    const uint8_t *b = wp_charinfo_bytes(e);
+    if (WP_UNLIKELY(st->pending) && e->nbytes && put_meta_prefix(st, b, e->nbytes, i))
+        return WP_NOMEM;
+    return append_bytes(st, b, e->nbytes, e->nchars, i);
 }
 
 static int too_long(const wp_model *m, const wp_scratch *s)
@@ -186,6 +212,43 @@ WP_INLINE int flush_word(state *st)
     return rc;
 }
 
+/* End the word at a separator of the pre-tokenizer (a space, an isolate, another run
+ * class): after other members, Metaspace's "always" prefixes the next word too. */
+WP_INLINE int end_word(state *st)
+{
+    st->pending |= st->m->meta_each_word;
+    return flush_word(st);
+}
+
+static size_t utf8_chars(const uint8_t *b, size_t n)
+{
+    size_t chars = 0;
+    for (size_t k = 0; k < n; k++)
+        chars += (b[k] & 0xC0) != 0x80;
+    return chars;
+}
+
+/* A WP_BEGIN character i: its bytes appended, a new word started before each of
+ * Metaspace's replacements they hold (HF's MergedWithNext split). */
+static int append_begin(state *st, const wp_charinfo *e, int64_t i)
+{
+    const wp_model *m = st->m;
+    const uint8_t *b = wp_charinfo_bytes(e);
+    const size_t n = e->nbytes;
+    for (size_t at = 0, end; at < n; at = end) {
+        for (end = at + 1; end < n && !meta_at(m, b, n, end); end++)
+            ;
+        int rc = meta_at(m, b, n, at) ? flush_word(st) : WP_OK;
+        if (rc == WP_OK && WP_UNLIKELY(st->pending))
+            rc = put_meta_prefix(st, b + at, end - at, i);
+        if (rc == WP_OK)
+            rc = append_bytes(st, b + at, end - at, utf8_chars(b + at, end - at), i);
+        if (rc != WP_OK)
+            return rc;
+    }
+    return WP_OK;
+}
+
 /* Code point i of a text stored kind bytes per code point. */
 WP_INLINE uint32_t code_point(int kind, const void *data, int64_t i)
 {
@@ -251,21 +314,23 @@ WP_INLINE int encode_char(state *st, const wp_charinfo *e, int64_t i)
     switch (e->cls) {
     case WP_WORD:
         if (WP_UNLIKELY(e->run != st->run) && e->run != WP_RUN_GLUE) {
-            rc = flush_word(st); /* another run class: a new word */
+            rc = end_word(st); /* another run class: a new word */
             if (WP_UNLIKELY(rc != WP_OK))
                 return rc;
             st->run = e->run;
         }
         return append_char(st, e, i);
     case WP_SPACE:
-        return flush_word(st);
+        return end_word(st);
     case WP_ISOLATE:
-        rc = flush_word(st);
+        rc = end_word(st);
         if (rc == WP_OK)
             rc = append_char(st, e, i);
         if (rc == WP_OK)
-            rc = flush_word(st);
+            rc = end_word(st);
         return rc;
+    case WP_BEGIN:
+        return append_begin(st, e, i);
     default: /* complex, or not learned yet */
         return WP_NEED_PYTHON;
     }
@@ -280,11 +345,13 @@ WP_INLINE int encode_kind(state *st, int kind, const void *data, int64_t len)
         uint32_t cp = code_point(kind, data, i);
         if (cp < WP_PAGE_SIZE && simple[cp]) {
             if (WP_UNLIKELY(st->run != WP_RUN_WORD)) {
-                int rc = flush_word(st);
+                int rc = end_word(st);
                 if (WP_UNLIKELY(rc != WP_OK))
                     return rc;
                 st->run = WP_RUN_WORD;
             }
+            if (WP_UNLIKELY(st->pending) && put_meta_prefix(st, &simple[cp], 1, i))
+                return WP_NOMEM;
             i = append_simple_run(st, kind, data, i, len);
             if (WP_UNLIKELY(i < 0))
                 return WP_NOMEM;
@@ -340,6 +407,7 @@ int wp_encode_text(const wp_model *m, int kind, const void *data, int64_t len,
 {
     const wp_trie *trie = m->trie;
     state st = {.m = m, .s = s, .out = out, .want_offsets = want_offsets, .run = WP_RUN_WORD,
+                .pending = m->meta_at_start,
                 .root = trie->root0, .root_unit = trie->units[trie->root0],
                 .units = trie->units, .tokens = trie->tokens, .simple = m->table->simple};
     size_t n_ids = out->ids.len, n_off = out->offsets.len, n_wid = out->word_ids.len;

@@ -5,7 +5,8 @@
  * characters of one run class, or one isolated character), normalizes each word
  * into UTF-8 bytes and splits it with LinMaxMatch, appending ids (and, when
  * asked, code point offsets into the original text and word indices) to growable
- * arrays.
+ * arrays. The edit steps of a Prepend (wp_model.prefix) and of a Metaspace
+ * (wp_model.meta, WP_BEGIN characters) are steps of the same walk.
  * Not handled here: texts holding a "complex" character or a character not in the
  * table yet: the caller is told (WP_NEED_PYTHON) and uses the Python path.
  */
@@ -34,6 +35,18 @@ typedef struct {
      * index of the first kept character (its anchor). None when n_prefix is 0. */
     int32_t n_prefix;
     uint32_t prefix[WP_MAX_PREFIX];
+    /* The edit step of a Metaspace pre-tokenizer: its replacement's UTF-8 bytes (none
+     * when meta_len is 0), written before the first bytes of a text's first word
+     * (meta_at_start: prepend_scheme "always", or "first" with meta_first_only: only
+     * when those bytes come from the text's character 0) and, after other members of
+     * a Sequence (meta_each_word: "always"), of each of their words; never before
+     * bytes that start with it. Not run through the table: HF writes it after the
+     * normalizer. A WP_BEGIN character starts a word at each replacement it holds. */
+    uint8_t meta[4];
+    uint8_t meta_len;
+    uint8_t meta_at_start;
+    uint8_t meta_first_only;
+    uint8_t meta_each_word;
 } wp_model;
 
 typedef struct {
