@@ -6,7 +6,8 @@ each word), but for a *fused* pipeline it never builds the normalized text. A pi
 fused when its normalizer is a function of each character and its pre-tokenizer a
 matter of character classes (``pipeline.char_forms``: BERT's pair, and HF's charwise
 normalizers and class pre-tokenizers, alone or in sequences, with the edit stages that
-read as characters: ``Strip``, a guarded multi-character ``Replace``): each *original*
+read as characters: ``Strip``, a guarded multi-character ``Replace``; and ``Metaspace``,
+whose edit step ``fast.metaspace_words`` runs): each *original*
 character then has a class (space, isolated, one of the pre-tokenizer's run classes,
 "glue" for a deleted one, or "complex"), the text is translated into a string of class
 letters and split by one regex at C speed. Each original word then maps, through a

@@ -34,7 +34,7 @@ one where its own class changes).
 
 Not handled here: ``Prepend`` and regex ``Replace`` (not functions of one character),
 ``Strip`` whose whitespace the pre-tokenizer keeps, a multi-character ``Replace`` whose
-pattern can span words, ``Metaspace`` (edits the text),
+pattern can span words, ``Metaspace`` (it edits the text: ``metaspace_form`` reads it),
 ``Split`` with a general regex, ``merged_with_previous``/``merged_with_next``
 behaviours, inverted patterns: those pipelines keep the staged Python path.
 """
