@@ -296,6 +296,7 @@ static PyObject *ids_list(EncoderObject *self, const int32_t *ids, int64_t n)
         Py_INCREF(o);
         PyList_SET_ITEM(list, (Py_ssize_t)k, o);
     }
+    PyObject_GC_UnTrack(list); /* ints only: see wp_finish_batch.c's wp_untrack_row */
     return list;
 }
 
@@ -327,6 +328,7 @@ static PyObject *offsets_list(const int64_t *offs, int64_t n)
         }
         PyList_SET_ITEM(list, (Py_ssize_t)k, pair);
     }
+    PyObject_GC_UnTrack(list); /* untracked pairs of ints only */
     return list;
 }
 
@@ -343,6 +345,7 @@ static PyObject *int32_list(const int32_t *v, int64_t n)
         }
         PyList_SET_ITEM(list, (Py_ssize_t)k, o);
     }
+    PyObject_GC_UnTrack(list); /* ints only */
     return list;
 }
 
