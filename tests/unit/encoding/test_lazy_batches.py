@@ -5,8 +5,8 @@
 ``lazy_encoding.lazy_encodings``, its reference. Checked here: both give the same objects
 (Rows or Python raw tokens), misuse is refused, ids of any size read back (the C fields
 keep one int per id), encodings of one batch in different layouts each read their own,
-and ``encode_batch`` on corpus lines (pairs, truncation with overflowing windows,
-padding) equals HF live.
+the lists built from Rows are untracked by the cyclic collector, and ``encode_batch``
+on corpus lines (pairs, truncation with overflowing windows, padding) equals HF live.
 """
 
 from __future__ import annotations
@@ -118,6 +118,29 @@ def test_encodings_in_different_layouts_read_their_own():
     for name in FIELDS:
         for enc, twin in zip(encodings, twins, strict=True):
             assert getattr(enc, name) == reference(twin)[name]
+
+
+@needs_native
+@pytest.mark.parametrize("pad", [None, ("right", 3), ("left", 2)])
+def test_lists_from_rows_are_left_out_of_the_cyclic_collector(pad):
+    """Every list a C field builds from Rows holds atomic values only, so it is untracked
+    (as wp_finish_batch.c's rows); it is still a plain list, equal to the reference, that
+    keeps what is appended to it."""
+    import gc
+
+    for enc, twin in zip(*(ColumnTokens.lazy_encodings(LazyEncoding, native_rows(TEXTS), LAYOUT)
+                           for _ in range(2)), strict=True):
+        for e in (enc, twin):
+            if pad is not None:
+                e.pad(len(e) + pad[1], direction=pad[0], pad_id=0, pad_token="[PAD]")
+        want = reference(twin)
+        for name in FIELDS:
+            got = getattr(enc, name)
+            assert type(got) is list and got == want[name]
+            assert not gc.is_tracked(got), name
+        kept = object()
+        enc.ids.append(kept)
+        assert enc.ids[-1] is kept
 
 
 # ---------------------------------------------------------------- against HF, real text

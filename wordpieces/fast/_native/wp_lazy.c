@@ -65,6 +65,20 @@ static inline PyObject *id_int(int64_t v)
 
 /* ---------------------------------------------------------------- lists from Rows */
 
+/* A lazy list holds only atomic values (ints, None, names, untracked (start, end) pairs
+ * of ints: the row's and the layout's extras), so no cycle passes through it: it is left
+ * out of the cyclic collector, as wp_finish_batch.c's rows (wp_untrack_row). Tracked,
+ * every young and generation-1 collection scanned its items while a batch was read (a
+ * third of the instructions of encode_batch + reading ids, offsets and mask). A list a
+ * user later fills with containers stays untracked: a cycle made through it is not
+ * collected (freed when its references go). NULL is passed through. */
+static PyObject *untracked(PyObject *list)
+{
+    if (list)
+        PyObject_GC_UnTrack(list);
+    return list;
+}
+
 enum { LIST_INTS, LIST_PAIRS, LIST_NAMES }; /* items: ints, (start, end) tuples, names */
 
 static int tuple_frames(PyObject *const *frames, int n)
@@ -160,7 +174,7 @@ static PyObject *rows_list(int kind, int column, RowObject *const *rows, int n_r
         }
         at += row->stop - row->start;
     }
-    return list;
+    return untracked(list);
 }
 
 /* [*frame[0], value * n1, *frame[1] (, value2 * n2, *frame[2])]: a per-token list. */
@@ -196,7 +210,7 @@ static PyObject *fill_list(PyObject *frame, int pair, Py_ssize_t n1, Py_ssize_t 
             }
         }
     }
-    return out;
+    return untracked(out);
 }
 
 /* ---------------------------------------------------------------- LazyField */
