@@ -143,8 +143,9 @@ class BatchFinisher:
             self._fell_back("tok(...) (lists)")
             return None
         if windows:
-            return lists_finished(out[:-1], keys)._replace(
-                mapping=memoryview(out[-1]).cast("q").tolist())
+            data, splits, words_column, sequences, _ = lists_finished(out[:-1], keys)
+            return Finished(data, splits, words_column, sequences,
+                            memoryview(out[-1]).cast("q").tolist())
         return lists_finished(out, keys)
 
     def _native(self, items: list, threads: int, want: int, alloc=None,
