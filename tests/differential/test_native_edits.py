@@ -31,10 +31,10 @@ from tests.differential.test_native_pipelines import (
     _seq_n,
     _seq_p,
     assert_kept_in_python,
+    assert_takes_native,
 )
 from tests.robustness.helpers import use_backend
-from wordpieces.fast import backend
-from wordpieces.fast.backend import NativeWordEncoder, make_word_encoder
+from wordpieces.fast.backend import make_word_encoder
 from wordpieces.tokenizer import Tokenizer
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -143,10 +143,7 @@ def test_any_text_gives_hf_ids_and_offsets(kind, name, texts):
 @pytest.mark.parametrize("name", list(PIPELINES))
 def test_each_pipeline_takes_the_native_path(name, monkeypatch):
     """Where the extension is built, every listed pipeline runs in C."""
-    tok = _ours(name, "native", monkeypatch)
-    encoder = make_word_encoder(tok.normalizer, tok.pre_tokenizer, tok.model)
-    assert isinstance(encoder, NativeWordEncoder), backend.explain_backend(tok)
-    assert backend.explain_backend(tok) == "native"
+    assert_takes_native(_ours(name, "native", monkeypatch))
 
 
 def test_texts_without_the_guard_stay_in_c(monkeypatch):

@@ -29,6 +29,7 @@ from tests.differential.test_native_pipelines import (
     _corpus,
     _seq_n,
     _seq_p,
+    assert_takes_native,
 )
 from tests.robustness.helpers import use_backend
 from wordpieces.fast import backend
@@ -210,10 +211,7 @@ def test_the_rest_names_the_stage_that_keeps_it_in_python(name, monkeypatch):
 @pytest.mark.parametrize("name", list(PIPELINES))
 def test_each_pipeline_takes_the_native_path(name, monkeypatch):
     """Where the extension is built, every listed pipeline runs in C."""
-    tok = _ours(name, "native", monkeypatch)
-    encoder = make_word_encoder(tok.normalizer, tok.pre_tokenizer, tok.model)
-    assert isinstance(encoder, NativeWordEncoder), backend.explain_backend(tok)
-    assert backend.explain_backend(tok) == "native"
+    assert_takes_native(_ours(name, "native", monkeypatch))
 
 
 @pytest.mark.parametrize("name", ["Bert_Metaspace_always_split", "Bert_Metaspace_first_whole",

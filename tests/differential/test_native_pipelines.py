@@ -187,13 +187,17 @@ def test_any_text_gives_hf_ids_and_offsets(kind, name, texts):
         _assert_same(tok, _hf(name), texts, name)
 
 
-@pytest.mark.parametrize("name", list(PIPELINES))
-def test_each_pipeline_takes_the_native_path(name, monkeypatch):
-    """Where the extension is built, every listed pipeline runs in C."""
-    tok = _ours(name, "native", monkeypatch)
+def assert_takes_native(tok) -> None:
+    """Where the extension is built, ``tok``'s pipeline runs in C (and says so)."""
     encoder = make_word_encoder(tok.normalizer, tok.pre_tokenizer, tok.model)
     assert isinstance(encoder, NativeWordEncoder), backend.explain_backend(tok)
     assert backend.explain_backend(tok) == "native"
+
+
+@pytest.mark.parametrize("name", list(PIPELINES))
+def test_each_pipeline_takes_the_native_path(name, monkeypatch):
+    """Where the extension is built, every listed pipeline runs in C."""
+    assert_takes_native(_ours(name, "native", monkeypatch))
 
 
 @pytest.mark.parametrize("name", list(GENERAL))
